@@ -1,0 +1,1 @@
+# Placeholder: filled in by the tooling step (pkg-config, CMake package, shoalcc).

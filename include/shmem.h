@@ -1,0 +1,368 @@
+/*
+ * Shoal: the OpenSHMEM 1.5 API (with the 1.6 additions Shoal implements).
+ *
+ * The typed families are declared from the type tables in shmem/types.h; the
+ * C11 generic interface is in shmem/generic.h. Extensions are in shmemx.h.
+ */
+#ifndef SHMEM_H
+#define SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <shmem/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHMEM_API __attribute__((visibility("default")))
+
+/* ---- library constants --------------------------------------------------- */
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define SHMEM_MAX_NAME_LEN 256
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define SHMEM_VENDOR_STRING "Shoal 0.1.0"
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+#define SHMEM_THREAD_SINGLE 0
+#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SERIALIZED 2
+#define SHMEM_THREAD_MULTIPLE 3
+
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_LE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_GE 5
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+
+#define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
+#define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
+
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
+/* Active-set collectives (deprecated forms): work array and pSync sizes. */
+#define SHMEM_SYNC_VALUE 0L
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define SHMEM_SYNC_SIZE 64
+#define SHMEM_BCAST_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_BARRIER_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_COLLECT_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALL_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_SYNC_SIZE
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 16
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+/* ---- handles -------------------------------------------------------------- */
+typedef struct shoal_ctx *shmem_ctx_t;
+SHMEM_API extern shmem_ctx_t const SHMEM_CTX_DEFAULT;
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+
+/* ---- setup, exit and query ------------------------------------------------- */
+SHMEM_API void shmem_init(void);
+SHMEM_API int shmem_init_thread(int requested, int *provided);
+SHMEM_API void shmem_finalize(void);
+SHMEM_API int shmem_query_initialized(int *initialized);
+SHMEM_API int shmem_query_finalized(int *finalized);
+SHMEM_API void shmem_query_thread(int *provided);
+SHMEM_API void shmem_global_exit(int status) __attribute__((noreturn));
+SHMEM_API int shmem_my_pe(void);
+SHMEM_API int shmem_n_pes(void);
+SHMEM_API int shmem_pe_accessible(int pe);
+SHMEM_API int shmem_addr_accessible(const void *addr, int pe);
+SHMEM_API void *shmem_ptr(const void *dest, int pe);
+SHMEM_API void shmem_info_get_version(int *major, int *minor);
+SHMEM_API void shmem_info_get_name(char *name);
+SHMEM_API void shmem_pcontrol(int level, ...);
+/* Deprecated names. */
+SHMEM_API void start_pes(int npes);
+SHMEM_API int _my_pe(void);
+SHMEM_API int _num_pes(void);
+SHMEM_API int num_pes(void);
+SHMEM_API int my_pe(void);
+
+/* ---- memory management ------------------------------------------------------ */
+SHMEM_API void *shmem_malloc(size_t size);
+SHMEM_API void *shmem_calloc(size_t count, size_t size);
+SHMEM_API void *shmem_align(size_t alignment, size_t size);
+SHMEM_API void *shmem_realloc(void *ptr, size_t size);
+SHMEM_API void shmem_free(void *ptr);
+SHMEM_API void *shmem_malloc_with_hints(size_t size, long hints);
+/* Deprecated names. */
+SHMEM_API void *shmalloc(size_t size);
+SHMEM_API void *shmemalign(size_t alignment, size_t size);
+SHMEM_API void *shrealloc(void *ptr, size_t size);
+SHMEM_API void shfree(void *ptr);
+
+/* ---- RMA ------------------------------------------------------------------ */
+#define SHMEM_DECL_RMA(TYPE, NAME, ...)                                                        \
+    SHMEM_API void shmem_##NAME##_put(TYPE *dest, const TYPE *source, size_t nelems, int pe);  \
+    SHMEM_API void shmem_ctx_##NAME##_put(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,     \
+                                          size_t nelems, int pe);                              \
+    SHMEM_API void shmem_##NAME##_get(TYPE *dest, const TYPE *source, size_t nelems, int pe);  \
+    SHMEM_API void shmem_ctx_##NAME##_get(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,     \
+                                          size_t nelems, int pe);                              \
+    SHMEM_API void shmem_##NAME##_put_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
+                                          int pe);                                             \
+    SHMEM_API void shmem_ctx_##NAME##_put_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, \
+                                              size_t nelems, int pe);                          \
+    SHMEM_API void shmem_##NAME##_get_nbi(TYPE *dest, const TYPE *source, size_t nelems,       \
+                                          int pe);                                             \
+    SHMEM_API void shmem_ctx_##NAME##_get_nbi(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, \
+                                              size_t nelems, int pe);                          \
+    SHMEM_API void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe);                           \
+    SHMEM_API void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe);      \
+    SHMEM_API TYPE shmem_##NAME##_g(const TYPE *source, int pe);                               \
+    SHMEM_API TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe);          \
+    SHMEM_API void shmem_##NAME##_iput(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+                                       ptrdiff_t sst, size_t nelems, int pe);                  \
+    SHMEM_API void shmem_ctx_##NAME##_iput(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,    \
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);\
+    SHMEM_API void shmem_##NAME##_iget(TYPE *dest, const TYPE *source, ptrdiff_t dst,          \
+                                       ptrdiff_t sst, size_t nelems, int pe);                  \
+    SHMEM_API void shmem_ctx_##NAME##_iget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,    \
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);\
+    SHMEM_API void shmem_##NAME##_ibput(TYPE *dest, const TYPE *source, ptrdiff_t dst,         \
+                                        ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);  \
+    SHMEM_API void shmem_ctx_##NAME##_ibput(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+                                            size_t nblocks, int pe);                           \
+    SHMEM_API void shmem_##NAME##_ibget(TYPE *dest, const TYPE *source, ptrdiff_t dst,         \
+                                        ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);  \
+    SHMEM_API void shmem_ctx_##NAME##_ibget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
+                                            size_t nblocks, int pe);
+SHMEM_RMA_TYPES(SHMEM_DECL_RMA)
+#undef SHMEM_DECL_RMA
+
+#define SHMEM_DECL_SIZED_RMA(BITS, ...)                                                        \
+    SHMEM_API void shmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);     \
+    SHMEM_API void shmem_ctx_put##BITS(shmem_ctx_t ctx, void *dest, const void *source,        \
+                                       size_t nelems, int pe);                                 \
+    SHMEM_API void shmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);     \
+    SHMEM_API void shmem_ctx_get##BITS(shmem_ctx_t ctx, void *dest, const void *source,        \
+                                       size_t nelems, int pe);                                 \
+    SHMEM_API void shmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems,        \
+                                         int pe);                                              \
+    SHMEM_API void shmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,  \
+                                             size_t nelems, int pe);                           \
+    SHMEM_API void shmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems,        \
+                                         int pe);                                              \
+    SHMEM_API void shmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,  \
+                                             size_t nelems, int pe);                           \
+    SHMEM_API void shmem_iput##BITS(void *dest, const void *source, ptrdiff_t dst,             \
+                                    ptrdiff_t sst, size_t nelems, int pe);                     \
+    SHMEM_API void shmem_ctx_iput##BITS(shmem_ctx_t ctx, void *dest, const void *source,       \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);  \
+    SHMEM_API void shmem_iget##BITS(void *dest, const void *source, ptrdiff_t dst,             \
+                                    ptrdiff_t sst, size_t nelems, int pe);                     \
+    SHMEM_API void shmem_ctx_iget##BITS(shmem_ctx_t ctx, void *dest, const void *source,       \
+                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);  \
+    SHMEM_API void shmem_ibput##BITS(void *dest, const void *source, ptrdiff_t dst,            \
+                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);     \
+    SHMEM_API void shmem_ctx_ibput##BITS(shmem_ctx_t ctx, void *dest, const void *source,      \
+                                         ptrdiff_t dst, ptrdiff_t sst, size_t bsize,           \
+                                         size_t nblocks, int pe);                              \
+    SHMEM_API void shmem_ibget##BITS(void *dest, const void *source, ptrdiff_t dst,            \
+                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe);     \
+    SHMEM_API void shmem_ctx_ibget##BITS(shmem_ctx_t ctx, void *dest, const void *source,      \
+                                         ptrdiff_t dst, ptrdiff_t sst, size_t bsize,           \
+                                         size_t nblocks, int pe);
+SHMEM_SIZED_RMA(SHMEM_DECL_SIZED_RMA)
+#undef SHMEM_DECL_SIZED_RMA
+
+SHMEM_API void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                int pe);
+SHMEM_API void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
+                                int pe);
+SHMEM_API void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
+                                    size_t nelems, int pe);
+SHMEM_API void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
+                                    size_t nelems, int pe);
+
+/* ---- AMO ------------------------------------------------------------------ */
+#define SHMEM_DECL_AMO_EXTENDED(TYPE, NAME, ...)                                               \
+    SHMEM_API TYPE shmem_##NAME##_atomic_fetch(const TYPE *source, int pe);                    \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe);\
+    SHMEM_API void shmem_##NAME##_atomic_set(TYPE *dest, TYPE value, int pe);                  \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_set(shmem_ctx_t ctx, TYPE *dest, TYPE value,      \
+                                                 int pe);                                      \
+    SHMEM_API TYPE shmem_##NAME##_atomic_swap(TYPE *dest, TYPE value, int pe);                 \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_swap(shmem_ctx_t ctx, TYPE *dest, TYPE value,     \
+                                                  int pe);                                     \
+    SHMEM_API void shmem_##NAME##_atomic_fetch_nbi(TYPE *fetch, const TYPE *source, int pe);   \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch,           \
+                                                       const TYPE *source, int pe);            \
+    SHMEM_API void shmem_##NAME##_atomic_swap_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe);\
+    SHMEM_API void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *fetch,            \
+                                                      TYPE *dest, TYPE value, int pe);
+SHMEM_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_EXTENDED)
+#undef SHMEM_DECL_AMO_EXTENDED
+
+#define SHMEM_DECL_AMO_STANDARD(TYPE, NAME, ...)                                               \
+    SHMEM_API TYPE shmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value,       \
+                                                      int pe);                                 \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest,         \
+                                                          TYPE cond, TYPE value, int pe);      \
+    SHMEM_API TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe);                        \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe);   \
+    SHMEM_API void shmem_##NAME##_atomic_inc(TYPE *dest, int pe);                              \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe);         \
+    SHMEM_API TYPE shmem_##NAME##_atomic_fetch_add(TYPE *dest, TYPE value, int pe);            \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_fetch_add(shmem_ctx_t ctx, TYPE *dest,            \
+                                                       TYPE value, int pe);                    \
+    SHMEM_API void shmem_##NAME##_atomic_add(TYPE *dest, TYPE value, int pe);                  \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_add(shmem_ctx_t ctx, TYPE *dest, TYPE value,      \
+                                                 int pe);                                      \
+    SHMEM_API void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *fetch, TYPE *dest, TYPE cond,  \
+                                                          TYPE value, int pe);                 \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_compare_swap_nbi(                                 \
+        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe);              \
+    SHMEM_API void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *fetch, TYPE *dest, int pe);       \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch,       \
+                                                           TYPE *dest, int pe);                \
+    SHMEM_API void shmem_##NAME##_atomic_fetch_add_nbi(TYPE *fetch, TYPE *dest, TYPE value,    \
+                                                       int pe);                                \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_fetch_add_nbi(shmem_ctx_t ctx, TYPE *fetch,       \
+                                                           TYPE *dest, TYPE value, int pe);
+SHMEM_STANDARD_AMO_TYPES(SHMEM_DECL_AMO_STANDARD)
+#undef SHMEM_DECL_AMO_STANDARD
+
+#define SHMEM_DECL_AMO_BITWISE_OP(TYPE, NAME, OP)                                              \
+    SHMEM_API TYPE shmem_##NAME##_atomic_fetch_##OP(TYPE *dest, TYPE value, int pe);           \
+    SHMEM_API TYPE shmem_ctx_##NAME##_atomic_fetch_##OP(shmem_ctx_t ctx, TYPE *dest,           \
+                                                        TYPE value, int pe);                   \
+    SHMEM_API void shmem_##NAME##_atomic_##OP(TYPE *dest, TYPE value, int pe);                 \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_##OP(shmem_ctx_t ctx, TYPE *dest, TYPE value,     \
+                                                  int pe);                                     \
+    SHMEM_API void shmem_##NAME##_atomic_fetch_##OP##_nbi(TYPE *fetch, TYPE *dest, TYPE value, \
+                                                          int pe);                             \
+    SHMEM_API void shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, TYPE *fetch,    \
+                                                              TYPE *dest, TYPE value, int pe);
+SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, and)
+SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, or)
+SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, xor)
+#undef SHMEM_DECL_AMO_BITWISE_OP
+
+/* Deprecated AMO names (OpenSHMEM 1.3 and earlier). */
+#define SHMEM_DECL_AMO_LEGACY(TYPE, NAME, ...)                                                 \
+    SHMEM_API TYPE shmem_##NAME##_cswap(TYPE *dest, TYPE cond, TYPE value, int pe);            \
+    SHMEM_API TYPE shmem_##NAME##_finc(TYPE *dest, int pe);                                    \
+    SHMEM_API void shmem_##NAME##_inc(TYPE *dest, int pe);                                     \
+    SHMEM_API TYPE shmem_##NAME##_fadd(TYPE *dest, TYPE value, int pe);                        \
+    SHMEM_API void shmem_##NAME##_add(TYPE *dest, TYPE value, int pe);
+SHMEM_LEGACY_AMO_TYPES(SHMEM_DECL_AMO_LEGACY)
+#undef SHMEM_DECL_AMO_LEGACY
+#define SHMEM_DECL_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                        \
+    SHMEM_API TYPE shmem_##NAME##_fetch(const TYPE *source, int pe);                           \
+    SHMEM_API void shmem_##NAME##_set(TYPE *dest, TYPE value, int pe);                         \
+    SHMEM_API TYPE shmem_##NAME##_swap(TYPE *dest, TYPE value, int pe);
+SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_LEGACY_EXTENDED)
+#undef SHMEM_DECL_AMO_LEGACY_EXTENDED
+SHMEM_API long shmem_swap(long *dest, long value, int pe);
+
+/* ---- memory ordering -------------------------------------------------------- */
+SHMEM_API void shmem_fence(void);
+SHMEM_API void shmem_ctx_fence(shmem_ctx_t ctx);
+SHMEM_API void shmem_quiet(void);
+SHMEM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
+SHMEM_API void shmem_pe_quiet(const int *target_pes, size_t npes);
+SHMEM_API void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
+
+/* ---- point-to-point synchronization ----------------------------------------- */
+#define SHMEM_DECL_SYNC(TYPE, NAME, ...)                                                       \
+    SHMEM_API void shmem_##NAME##_wait_until(TYPE *ivar, int cmp, TYPE cmp_value);             \
+    SHMEM_API void shmem_##NAME##_wait_until_all(TYPE *ivars, size_t nelems,                   \
+                                                 const int *status, int cmp, TYPE cmp_value);  \
+    SHMEM_API size_t shmem_##NAME##_wait_until_any(TYPE *ivars, size_t nelems,                 \
+                                                   const int *status, int cmp,                 \
+                                                   TYPE cmp_value);                            \
+    SHMEM_API size_t shmem_##NAME##_wait_until_some(TYPE *ivars, size_t nelems,                \
+                                                    size_t *indices, const int *status,        \
+                                                    int cmp, TYPE cmp_value);                  \
+    SHMEM_API void shmem_##NAME##_wait_until_all_vector(TYPE *ivars, size_t nelems,            \
+                                                        const int *status, int cmp,            \
+                                                        TYPE *cmp_values);                     \
+    SHMEM_API size_t shmem_##NAME##_wait_until_any_vector(TYPE *ivars, size_t nelems,          \
+                                                          const int *status, int cmp,          \
+                                                          TYPE *cmp_values);                   \
+    SHMEM_API size_t shmem_##NAME##_wait_until_some_vector(TYPE *ivars, size_t nelems,         \
+                                                           size_t *indices, const int *status, \
+                                                           int cmp, TYPE *cmp_values);         \
+    SHMEM_API int shmem_##NAME##_test(TYPE *ivar, int cmp, TYPE cmp_value);                    \
+    SHMEM_API int shmem_##NAME##_test_all(TYPE *ivars, size_t nelems, const int *status,       \
+                                          int cmp, TYPE cmp_value);                            \
+    SHMEM_API size_t shmem_##NAME##_test_any(TYPE *ivars, size_t nelems, const int *status,    \
+                                             int cmp, TYPE cmp_value);                         \
+    SHMEM_API size_t shmem_##NAME##_test_some(TYPE *ivars, size_t nelems, size_t *indices,     \
+                                              const int *status, int cmp, TYPE cmp_value);     \
+    SHMEM_API int shmem_##NAME##_test_all_vector(TYPE *ivars, size_t nelems,                   \
+                                                 const int *status, int cmp, TYPE *cmp_values);\
+    SHMEM_API size_t shmem_##NAME##_test_any_vector(TYPE *ivars, size_t nelems,                \
+                                                    const int *status, int cmp,                \
+                                                    TYPE *cmp_values);                         \
+    SHMEM_API size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,               \
+                                                     size_t *indices, const int *status,       \
+                                                     int cmp, TYPE *cmp_values);
+SHMEM_SYNC_TYPES(SHMEM_DECL_SYNC)
+#undef SHMEM_DECL_SYNC
+
+/* Deprecated waits. */
+#define SHMEM_DECL_WAIT_LEGACY(TYPE, NAME, ...)                                                \
+    SHMEM_API void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value);
+SHMEM_LEGACY_WAIT_TYPES(SHMEM_DECL_WAIT_LEGACY)
+#undef SHMEM_DECL_WAIT_LEGACY
+SHMEM_API void shmem_wait(long *ivar, long cmp_value);
+SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
+
+/* ---- collectives available in this release ----------------------------------- */
+SHMEM_API void shmem_barrier_all(void);
+SHMEM_API void shmem_sync_all(void);
+
+/* ---- distributed locking ---------------------------------------------------- */
+SHMEM_API void shmem_set_lock(long *lock);
+SHMEM_API void shmem_clear_lock(long *lock);
+SHMEM_API int shmem_test_lock(long *lock);
+
+/* ---- cache management (deprecated no-ops on cache-coherent machines) --------- */
+SHMEM_API void shmem_clear_cache_inv(void);
+SHMEM_API void shmem_set_cache_inv(void);
+SHMEM_API void shmem_clear_cache_line_inv(void *dest);
+SHMEM_API void shmem_set_cache_line_inv(void *dest);
+SHMEM_API void shmem_udcflush(void);
+SHMEM_API void shmem_udcflush_line(void *dest);
+
+#ifdef __cplusplus
+}
+#endif
+
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+    !defined(SHOAL_BUILDING_LIBRARY)
+#include <shmem/generic.h>
+#endif
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * Symmetric memory management entry points.
+ */
+#include <shmem.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+void *shmem_malloc(size_t size)
+{
+    return shoal_alloc_collective(__func__, size, 0, 0, NULL);
+}
+
+void *shmem_calloc(size_t count, size_t size)
+{
+    if (size != 0 && count > (size_t)-1 / size)
+        shoal_fatal("shmem_calloc: count %zu * size %zu overflows size_t", count, size);
+    return shoal_alloc_collective(__func__, count * size, 0, 1, NULL);
+}
+
+void *shmem_align(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        shoal_fatal("shmem_align: alignment %zu is not a power of two", alignment);
+    return shoal_alloc_collective(__func__, size, alignment, 0, NULL);
+}
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+    if (ptr == NULL)
+        return shoal_alloc_collective(__func__, size, 0, 0, NULL);
+    return shoal_alloc_collective(__func__, size, 0, 0, ptr);
+}
+
+void shmem_free(void *ptr)
+{
+    shoal_free_collective(__func__, ptr);
+}
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    /* Every hint is satisfied by ordinary heap memory on one host. */
+    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
+        shoal_fatal("shmem_malloc_with_hints: hints 0x%lx has unknown bits; use 0 or "
+                    "SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE",
+                    (unsigned long)hints);
+    return shoal_alloc_collective(__func__, size, 0, 0, NULL);
+}
+
+void *shmalloc(size_t size) { return shmem_malloc(size); }
+void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+void shfree(void *ptr) { shmem_free(ptr); }

@@ -1,0 +1,122 @@
+/*
+ * RMA entry points: typed, sized and mem forms, each a call into the untyped
+ * core with the element size folded in. The ctx forms share the default
+ * context's path until contexts get their own state.
+ */
+#include <shmem.h>
+
+#include "core/rma.h"
+
+/* One family of RMA routines. NAME(base, suffix, ARG) spells a routine's
+ * name: typed names put the type first (shmem_long_put_nbi), sized names put
+ * the size after the base (shmem_put64_nbi). */
+#define SHOAL_DEF_RMA_OPS(NAME, ARG, CTX_PARAM, TYPE, ELEM)                                    \
+    void NAME(put, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe)     \
+    {                                                                                          \
+        shoal_put(__func__, dest, source, nelems * (ELEM), pe);                                \
+    }                                                                                          \
+    void NAME(get, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe)     \
+    {                                                                                          \
+        shoal_get(__func__, dest, source, nelems * (ELEM), pe);                                \
+    }                                                                                          \
+    void NAME(put, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+    {                                                                                          \
+        shoal_put(__func__, dest, source, nelems * (ELEM), pe);                                \
+    }                                                                                          \
+    void NAME(get, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+    {                                                                                          \
+        shoal_get(__func__, dest, source, nelems * (ELEM), pe);                                \
+    }                                                                                          \
+    void NAME(iput, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,            \
+                           ptrdiff_t sst, size_t nelems, int pe)                               \
+    {                                                                                          \
+        shoal_strided(__func__, 1, dest, source, dst, sst, ELEM, 1, nelems, pe);               \
+    }                                                                                          \
+    void NAME(iget, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,            \
+                           ptrdiff_t sst, size_t nelems, int pe)                               \
+    {                                                                                          \
+        shoal_strided(__func__, 0, dest, source, dst, sst, ELEM, 1, nelems, pe);               \
+    }                                                                                          \
+    void NAME(ibput, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,           \
+                            ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)               \
+    {                                                                                          \
+        shoal_strided(__func__, 1, dest, source, dst, sst, ELEM, bsize, nblocks, pe);          \
+    }                                                                                          \
+    void NAME(ibget, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,           \
+                            ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)               \
+    {                                                                                          \
+        shoal_strided(__func__, 0, dest, source, dst, sst, ELEM, bsize, nblocks, pe);          \
+    }
+
+#define SHOAL_CTX shmem_ctx_t ctx,
+#define SHOAL_NOCTX
+#define SHOAL_NAME_TYPED(base, suffix, NAME) shmem_##NAME##_##base##suffix
+#define SHOAL_NAME_CTX_TYPED(base, suffix, NAME) shmem_ctx_##NAME##_##base##suffix
+#define SHOAL_NAME_SIZED(base, suffix, BITS) shmem_##base##BITS##suffix
+#define SHOAL_NAME_CTX_SIZED(base, suffix, BITS) shmem_ctx_##base##BITS##suffix
+
+/* Typed: shmem_long_put, shmem_ctx_long_put, ... plus p and g. */
+#define SHOAL_DEF_RMA_TYPED(TYPE, NAME, ...)                                                   \
+    SHOAL_DEF_RMA_OPS(SHOAL_NAME_TYPED, NAME, SHOAL_NOCTX, TYPE, sizeof(TYPE))                 \
+    SHOAL_DEF_RMA_OPS(SHOAL_NAME_CTX_TYPED, NAME, SHOAL_CTX, TYPE, sizeof(TYPE))               \
+    void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                                      \
+    {                                                                                          \
+        shoal_put(__func__, dest, &value, sizeof(TYPE), pe);                                   \
+    }                                                                                          \
+    void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                 \
+    {                                                                                          \
+        shoal_put(__func__, dest, &value, sizeof(TYPE), pe);                                   \
+    }                                                                                          \
+    TYPE shmem_##NAME##_g(const TYPE *source, int pe)                                          \
+    {                                                                                          \
+        TYPE value;                                                                            \
+        shoal_get(__func__, &value, source, sizeof(TYPE), pe);                                 \
+        return value;                                                                          \
+    }                                                                                          \
+    TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe)                     \
+    {                                                                                          \
+        TYPE value;                                                                            \
+        shoal_get(__func__, &value, source, sizeof(TYPE), pe);                                 \
+        return value;                                                                          \
+    }
+SHMEM_RMA_TYPES(SHOAL_DEF_RMA_TYPED)
+
+/* Sized: shmem_put64, shmem_ctx_iget32, shmem_put128_nbi, ... */
+#define SHOAL_DEF_RMA_SIZED(BITS, ...)                                                         \
+    SHOAL_DEF_RMA_OPS(SHOAL_NAME_SIZED, BITS, SHOAL_NOCTX, void, (BITS) / 8)                   \
+    SHOAL_DEF_RMA_OPS(SHOAL_NAME_CTX_SIZED, BITS, SHOAL_CTX, void, (BITS) / 8)
+SHMEM_SIZED_RMA(SHOAL_DEF_RMA_SIZED)
+
+/* mem: byte-addressed. */
+void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_put(__func__, dest, source, nelems, pe);
+}
+void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_put(__func__, dest, source, nelems, pe);
+}
+void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_get(__func__, dest, source, nelems, pe);
+}
+void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_get(__func__, dest, source, nelems, pe);
+}
+void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_put(__func__, dest, source, nelems, pe);
+}
+void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_put(__func__, dest, source, nelems, pe);
+}
+void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_get(__func__, dest, source, nelems, pe);
+}
+void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+{
+    shoal_get(__func__, dest, source, nelems, pe);
+}

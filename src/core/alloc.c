@@ -1,0 +1,90 @@
+/*
+ * Collective symmetric allocation. Every PE runs the same deterministic
+ * allocator (mem/heap.c) over the same sequence of calls; a cheap check that
+ * every PE passed the same arguments catches programs where they differ,
+ * which would otherwise silently give PEs different offsets.
+ */
+#include <string.h>
+
+#include <shmem.h>
+
+#include "core/alloc.h"
+#include "core/barrier.h"
+#include "core/error.h"
+#include "core/state.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* Publishes this call's arguments, waits for every PE to arrive, and compares
+ * them with PE 0's. The slots alternate by call parity: PE 0 cannot reach
+ * the call after next before every PE has read this one's slot. */
+static void check_same_args(const char *fn, uint64_t size, uint64_t align)
+{
+    unsigned slot = shoal.alloc_calls++ & 1;
+    shoal.internal->alloc_args[slot][0] = size;
+    shoal.internal->alloc_args[slot][1] = align;
+    shoal_quiet();
+    shoal_sync_world();
+    const volatile uint64_t *root = shoal_internal_of(0)->alloc_args[slot];
+    uint64_t root_size = root[0], root_align = root[1];
+    if (root_size != size || root_align != align)
+        shoal_fatal("%s: PEs passed different arguments to a collective allocation: PE %d asked "
+                    "for %llu bytes (alignment %llu) but PE 0 asked for %llu bytes (alignment "
+                    "%llu); every PE must pass the same size",
+                    fn, shoal.my_pe, (unsigned long long)size, (unsigned long long)align,
+                    (unsigned long long)root_size, (unsigned long long)root_align);
+}
+
+void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero, void *old)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    pthread_mutex_lock(&shoal.lock);
+    size_t old_size = 0;
+    if (old != NULL && shoal_heap_block_size(&shoal.heap, old, &old_size) != SHOAL_OK)
+        shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
+                    "shmem_realloc, or was already freed",
+                    fn, old);
+    check_same_args(fn, size, align);
+
+    void *ptr = NULL;
+    if (size > 0 && shoal_heap_alloc(&shoal.heap, size, align, &ptr) != SHOAL_OK) {
+        ptr = NULL;
+        if (shoal.my_pe == 0 || shoal_env.debug)
+            SHOAL_ERROR("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
+                        "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
+                        fn, size, shoal.heap.size - shoal.heap.used,
+                        shoal_heap_largest_free(&shoal.heap), shoal.heap.size);
+    }
+    if (ptr != NULL && zero)
+        memset(ptr, 0, size);
+    if (old != NULL && (ptr != NULL || size == 0)) {
+        if (ptr != NULL)
+            memcpy(ptr, old, old_size < size ? old_size : size);
+        shoal_heap_free(&shoal.heap, old);
+    }
+    shoal_quiet();
+    shoal_sync_world();
+    pthread_mutex_unlock(&shoal.lock);
+    return ptr;
+}
+
+void shoal_free_collective(const char *fn, void *ptr)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    pthread_mutex_lock(&shoal.lock);
+    /* Every PE must be done with the block before anyone may reuse it. */
+    shoal_quiet();
+    shoal_sync_world();
+    if (ptr != NULL && shoal_heap_free(&shoal.heap, ptr) != SHOAL_OK)
+        shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
+                    "shmem_realloc, or was already freed",
+                    fn, ptr);
+    pthread_mutex_unlock(&shoal.lock);
+}
+
+void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p)
+{
+    *total_p = shoal.heap.size;
+    *used_p = shoal.heap.used;
+    *largest_free_p = shoal_heap_largest_free(&shoal.heap);
+}

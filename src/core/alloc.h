@@ -1,0 +1,20 @@
+/*
+ * Collective symmetric allocation (shmem_malloc and friends).
+ */
+#ifndef SHOAL_CORE_ALLOC_H
+#define SHOAL_CORE_ALLOC_H
+
+#include <stddef.h>
+
+/* Allocates `size` bytes aligned to `align` on every PE. Checks that every PE
+ * asked for the same size and alignment (ending the job, naming the PEs and
+ * sizes, when not). If `old` is not NULL, its first min(old size, size) bytes
+ * are copied and it is freed (realloc). If `zero`, the block is zeroed.
+ * Ends with a barrier, so the block is ready everywhere on return. */
+void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero, void *old);
+void shoal_free_collective(const char *fn, void *ptr);
+
+/* Total, used and largest free bytes of the user heap. */
+void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * The slow part of waiting: yield, then sleep with a growing step.
+ */
+#include <sched.h>
+#include <time.h>
+
+#include "core/backoff.h"
+#include "util/env.h"
+
+uint32_t shoal_wait_spin = 512;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void shoal_backoff_slow(shoal_backoff_t *b)
+{
+    if (b->yield_start_ns == 0)
+        b->yield_start_ns = now_ns();
+    if (b->sleep_ns == 0) {
+        if ((b->polls & 63) != 0 ||
+            now_ns() - b->yield_start_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {
+            sched_yield();
+            return;
+        }
+        b->sleep_ns = 1000;
+    }
+    struct timespec ts = {0, (long)b->sleep_ns};
+    nanosleep(&ts, NULL);
+    uint32_t max_ns = shoal_env.wait_sleep_us * 1000u;
+    b->sleep_ns = b->sleep_ns * 2 > max_ns ? (max_ns ? max_ns : 1000) : b->sleep_ns * 2;
+}

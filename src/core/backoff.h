@@ -1,0 +1,38 @@
+/*
+ * How a PE waits: spin briefly (lowest latency when a core is free), then
+ * yield the CPU (so that, with more PEs than cores, the PE being waited for
+ * runs), then sleep in short steps (so that a long wait costs no CPU). The
+ * limits are settings (SHOAL_WAIT_*).
+ */
+#ifndef SHOAL_CORE_BACKOFF_H
+#define SHOAL_CORE_BACKOFF_H
+
+#include <stdint.h>
+
+typedef struct {
+    uint32_t polls;
+    uint64_t yield_start_ns; /* 0 until yielding starts */
+    uint32_t sleep_ns;
+} shoal_backoff_t;
+
+#define SHOAL_BACKOFF_INIT {0, 0, 0}
+
+/* Called after each unsuccessful poll. */
+void shoal_backoff_slow(shoal_backoff_t *b);
+
+extern uint32_t shoal_wait_spin;
+
+static inline void shoal_backoff(shoal_backoff_t *b)
+{
+    if (__builtin_expect(b->polls++ < shoal_wait_spin, 1)) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#elif defined(__aarch64__)
+        __asm__ __volatile__("yield" ::: "memory");
+#endif
+        return;
+    }
+    shoal_backoff_slow(b);
+}
+
+#endif

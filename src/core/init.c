@@ -1,0 +1,195 @@
+/*
+ * shmem_init / shmem_finalize: bootstrap, segments, peer mappings.
+ *
+ * The bootstrap outlives shmem_finalize, so that a program may initialize
+ * again (OpenSHMEM 1.6); segments and mappings are made anew each time.
+ * A PE that returns from main without finalizing is finalized from an
+ * on_exit handler when its exit status is 0; with another status it just
+ * exits and the launcher ends the job.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <shmem.h>
+
+#include "core/backoff.h"
+#include "core/barrier.h"
+#include "core/error.h"
+#include "core/init.h"
+#include "core/state.h"
+#include "util/env.h"
+#include "util/log.h"
+
+shoal_state_t shoal = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .segs = {{NULL, 0, -1}, {NULL, 0, -1}},
+};
+
+static void exit_handler(int exit_status, void *arg)
+{
+    (void)arg;
+    if (!shoal.initialized || exit_status != 0)
+        return;
+    SHOAL_WARN("the program returned from main without calling shmem_finalize; finalizing "
+               "implicitly");
+    shoal_finalize();
+}
+
+static shoal_status_t bootstrap_once(void)
+{
+    static int exit_handler_registered;
+    if (shoal.bs.ops != NULL)
+        return SHOAL_OK;
+    shoal_status_t status = shoal_bootstrap_init(&shoal.bs);
+    if (status != SHOAL_OK) {
+        SHOAL_ERROR("shmem_init: bootstrap failed: %s", shoal_status_str(status));
+        return status;
+    }
+    if (!exit_handler_registered) {
+        on_exit(exit_handler, NULL);
+        exit_handler_registered = 1;
+    }
+    return SHOAL_OK;
+}
+
+static shoal_status_t create_segments(void)
+{
+    shoal_status_t status;
+    size_t heap_size = SHOAL_INTERNAL_SIZE + shoal_env.symmetric_size;
+    heap_size = (heap_size + 4095) & ~(size_t)4095;
+    status = shoal_segment_create("shoal-heap", heap_size, &shoal.segs[SHOAL_SEGMENT_HEAP]);
+    if (status != SHOAL_OK)
+        return status;
+    if (shoal_env.symmetric_globals &&
+        shoal_segment_globals(&shoal.segs[SHOAL_SEGMENT_DATA]) != SHOAL_OK)
+        shoal.segs[SHOAL_SEGMENT_DATA] = (shoal_segment_t){NULL, 0, -1};
+    return SHOAL_OK;
+}
+
+static void print_banner(void)
+{
+    if (shoal.my_pe != 0)
+        return;
+    if (shoal_env.version || shoal_env.info)
+        printf("Shoal %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", SHMEM_VENDOR_STRING,
+               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shoal.bs.npes, shoal.bs.ops->name);
+    if (shoal_env.info) {
+        printf("Shoal settings:\n");
+        shoal_env_print(stdout, &shoal_env, 0);
+    }
+    fflush(stdout);
+}
+
+shoal_status_t shoal_init(int requested_thread_level)
+{
+    shoal_status_t status;
+    pthread_mutex_lock(&shoal.lock);
+    if (shoal.initialized) {
+        pthread_mutex_unlock(&shoal.lock);
+        return SHOAL_OK;
+    }
+    if (shoal_env_load(&shoal_env) != SHOAL_OK) {
+        status = SHOAL_ERR_INVALID;
+        goto out;
+    }
+    shoal_log_level = shoal_env.debug ? SHOAL_LOG_DEBUG : (int)shoal_env.log_level;
+    shoal_wait_spin = shoal_env.wait_spin;
+    prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
+
+    status = bootstrap_once();
+    if (status != SHOAL_OK)
+        goto out;
+    shoal_log_set_pe(shoal.bs.rank);
+    shoal.my_pe = shoal.bs.rank;
+    shoal.generation++;
+
+    status = create_segments();
+    if (status != SHOAL_OK)
+        goto out;
+    shoal.peers = calloc((size_t)shoal.bs.npes, sizeof(*shoal.peers));
+    if (shoal.peers == NULL) {
+        status = SHOAL_ERR_NOMEM;
+        goto out_segments;
+    }
+    status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, shoal.peers);
+    if (status != SHOAL_OK)
+        goto out_peers;
+
+    const shoal_segment_t *heap = &shoal.segs[SHOAL_SEGMENT_HEAP];
+    const shoal_segment_t *data = &shoal.segs[SHOAL_SEGMENT_DATA];
+    shoal.internal = (shoal_internal_t *)heap->base;
+    status = shoal_heap_init(&shoal.heap, heap->base + SHOAL_INTERNAL_SIZE,
+                             heap->size - SHOAL_INTERNAL_SIZE);
+    if (status != SHOAL_OK)
+        goto out_mappings;
+    shoal.heap_base = (uintptr_t)heap->base;
+    shoal.heap_size = heap->size;
+    shoal.data_base = (uintptr_t)data->base;
+    shoal.data_size = data->size;
+    shoal.barrier_epoch = 0;
+    shoal.alloc_calls = 0;
+    shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                                         : requested_thread_level;
+
+    status = shoal_bootstrap_barrier(&shoal.bs);
+    if (status != SHOAL_OK)
+        goto out_heap;
+    shoal.npes = shoal.bs.npes; /* from here on the data path is open */
+    shoal.initialized = 1;
+    shoal.finalized = 0;
+    shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
+    print_banner();
+    pthread_mutex_unlock(&shoal.lock);
+    return SHOAL_OK;
+
+out_heap:
+    shoal_heap_finalize(&shoal.heap);
+out_mappings:
+    shoal_shm_disconnect(&shoal.bs, shoal.peers);
+out_peers:
+    free(shoal.peers);
+    shoal.peers = NULL;
+out_segments:
+    shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
+out:
+    pthread_mutex_unlock(&shoal.lock);
+    return status;
+}
+
+void shoal_finalize(void)
+{
+    pthread_mutex_lock(&shoal.lock);
+    if (!shoal.initialized) {
+        pthread_mutex_unlock(&shoal.lock);
+        return;
+    }
+    shoal_quiet();
+    /* The bootstrap barrier, not the shared-memory one: a PE finalizing
+     * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
+    shoal_bootstrap_barrier(&shoal.bs);
+    shoal.initialized = 0;
+    shoal.finalized = 1;
+    shoal.npes = 0; /* closes the data path */
+    shoal.heap_size = 0;
+    shoal.data_size = 0;
+    shoal_heap_finalize(&shoal.heap);
+    shoal_shm_disconnect(&shoal.bs, shoal.peers);
+    free(shoal.peers);
+    shoal.peers = NULL;
+    shoal.internal = NULL;
+    shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
+    /* The globals segment stays: the program's variables live in it. */
+    shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_FINALIZED);
+    pthread_mutex_unlock(&shoal.lock);
+}
+
+void shoal_global_exit(int status)
+{
+    fflush(NULL);
+    if (shoal.bs.ops != NULL)
+        shoal.bs.ops->abort(&shoal.bs, status, NULL);
+    _exit(status);
+}

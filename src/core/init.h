@@ -1,0 +1,15 @@
+/*
+ * Library start-up and shut-down.
+ */
+#ifndef SHOAL_CORE_INIT_H
+#define SHOAL_CORE_INIT_H
+
+#include "util/status.h"
+
+/* Collective over all PEs; a second call while initialized does nothing. */
+shoal_status_t shoal_init(int requested_thread_level);
+void shoal_finalize(void);
+/* Ends the whole job with `status` (shmem_global_exit). */
+void shoal_global_exit(int status) __attribute__((noreturn));
+
+#endif

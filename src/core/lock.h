@@ -1,0 +1,11 @@
+/*
+ * Distributed locks over a symmetric long (see lock.c).
+ */
+#ifndef SHOAL_CORE_LOCK_H
+#define SHOAL_CORE_LOCK_H
+
+void shoal_lock_set(const char *fn, long *lock);
+int shoal_lock_test(const char *fn, long *lock);
+void shoal_lock_clear(const char *fn, long *lock);
+
+#endif

@@ -1,0 +1,120 @@
+/*
+ * Waits and tests on local symmetric variables that peers update.
+ */
+#include <shmem.h>
+
+#include "core/backoff.h"
+#include "core/error.h"
+#include "core/wait.h"
+
+void shoal_check_cmp(const char *fn, int cmp)
+{
+    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_GE)
+        shoal_fatal("%s: cmp %d is not a comparison; use SHMEM_CMP_EQ, _NE, _GT, _GE, _LT or "
+                    "_LE",
+                    fn, cmp);
+}
+
+static inline uint64_t load_widened(const void *p, shoal_dtype_t dt)
+{
+    switch (dt.size) {
+    case 1: {
+        uint8_t v = __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE);
+        return dt.is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+    }
+    case 2: {
+        uint16_t v = __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE);
+        return dt.is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+    }
+    case 4: {
+        uint32_t v = __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+        return dt.is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    default:
+        return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+    }
+}
+
+static inline int compare(int cmp, shoal_dtype_t dt, uint64_t a, uint64_t b)
+{
+    if (dt.is_signed) {
+        int64_t x = (int64_t)a, y = (int64_t)b;
+        switch (cmp) {
+        case SHMEM_CMP_EQ: return x == y;
+        case SHMEM_CMP_NE: return x != y;
+        case SHMEM_CMP_GT: return x > y;
+        case SHMEM_CMP_GE: return x >= y;
+        case SHMEM_CMP_LT: return x < y;
+        default: return x <= y;
+        }
+    }
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return a == b;
+    case SHMEM_CMP_NE: return a != b;
+    case SHMEM_CMP_GT: return a > b;
+    case SHMEM_CMP_GE: return a >= b;
+    case SHMEM_CMP_LT: return a < b;
+    default: return a <= b;
+    }
+}
+
+int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
+{
+    return compare(cmp, dt, load_widened(ivar, dt), value);
+}
+
+void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
+{
+    shoal_check_cmp(fn, cmp);
+    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    while (!compare(cmp, dt, load_widened(ivar, dt), value))
+        shoal_backoff(&b);
+}
+
+/* One pass over the set. For ALL: returns 1 when every included element
+ * matches. For ANY: the first matching index or SIZE_MAX. For SOME: the
+ * number of matches, written to indices. */
+static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, size_t *indices,
+                   const int *status, shoal_dtype_t dt, int cmp, uint64_t value,
+                   const char *values)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < nelems; i++) {
+        if (status != NULL && status[i] != 0)
+            continue;
+        uint64_t v = values ? load_widened(values + i * dt.size, dt) : value;
+        int match = compare(cmp, dt, load_widened(ivars + i * dt.size, dt), v);
+        if (mode == SHOAL_WAIT_ALL && !match)
+            return 0;
+        if (mode == SHOAL_WAIT_ANY && match)
+            return i;
+        if (mode == SHOAL_WAIT_SOME && match)
+            indices[found++] = i;
+    }
+    return mode == SHOAL_WAIT_ALL ? 1 : mode == SHOAL_WAIT_ANY ? SIZE_MAX : found;
+}
+
+size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const void *ivars,
+                      size_t nelems, size_t *indices, const int *status, shoal_dtype_t dt,
+                      int cmp, uint64_t value, const void *values)
+{
+    shoal_check_cmp(fn, cmp);
+    size_t included = 0;
+    for (size_t i = 0; i < nelems; i++)
+        included += status == NULL || status[i] == 0;
+    if (included == 0) /* an empty wait set is satisfied at once */
+        return mode == SHOAL_WAIT_ALL ? 1 : mode == SHOAL_WAIT_ANY ? SIZE_MAX : 0;
+    if (nelems > 0 && ivars == NULL)
+        shoal_fatal("%s: ivars is NULL but nelems is %zu", fn, nelems);
+    if (mode == SHOAL_WAIT_SOME && indices == NULL)
+        shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
+
+    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    for (;;) {
+        size_t r = scan(mode, ivars, nelems, indices, status, dt, cmp, value, values);
+        int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
+        if (done || !block)
+            return r;
+        shoal_backoff(&b);
+    }
+}

@@ -1,0 +1,39 @@
+/*
+ * Symmetric segments: a PE's symmetric memory is a set of memfd-backed
+ * regions (the heap, and the executable's data segment). Each is described
+ * by its local address, its size and the memfd that peers map.
+ */
+#ifndef SHOAL_MEM_SEGMENT_H
+#define SHOAL_MEM_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+typedef enum {
+    SHOAL_SEGMENT_HEAP = 0,
+    SHOAL_SEGMENT_DATA = 1,
+    SHOAL_SEGMENT_COUNT = 2,
+} shoal_segment_id_t;
+
+typedef struct {
+    char *base; /* address in this PE (NULL when the segment is absent) */
+    size_t size;
+    int fd; /* memfd, -1 when absent */
+} shoal_segment_t;
+
+/* Creates a memfd of `size` bytes mapped shared at a fresh address. */
+shoal_status_t shoal_segment_create(const char *name, size_t size, shoal_segment_t *seg_p);
+void shoal_segment_destroy(shoal_segment_t *seg);
+
+/* Maps a peer's segment (received as an fd) into this process. */
+shoal_status_t shoal_segment_map_peer(int fd, size_t size, char **base_p);
+void shoal_segment_unmap_peer(char *base, size_t size);
+
+/* Remaps the executable's writable data (.data and .bss after RELRO) onto a
+ * memfd so that peers can map it. Done once per process; later calls return
+ * the same segment. */
+shoal_status_t shoal_segment_globals(shoal_segment_t *seg_p);
+
+#endif

@@ -1,0 +1,57 @@
+/*
+ * The network transport interface, for PEs whose memory this PE cannot map
+ * (other hosts). The data path tries the peer-pointer lookup first and calls
+ * a transport only when it fails. The UCX transport plugs in here; on a
+ * single host no network transport is loaded and `shoal_net` is NULL.
+ */
+#ifndef SHOAL_TRANSPORT_H
+#define SHOAL_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+#define SHOAL_TRANSPORT_VERSION 1
+
+typedef enum {
+    SHOAL_AMO_FETCH,
+    SHOAL_AMO_SET,
+    SHOAL_AMO_SWAP,
+    SHOAL_AMO_CSWAP,
+    SHOAL_AMO_ADD,
+    SHOAL_AMO_FETCH_ADD,
+    SHOAL_AMO_AND,
+    SHOAL_AMO_FETCH_AND,
+    SHOAL_AMO_OR,
+    SHOAL_AMO_FETCH_OR,
+    SHOAL_AMO_XOR,
+    SHOAL_AMO_FETCH_XOR,
+} shoal_amo_op_t;
+
+typedef struct shoal_transport shoal_transport_t;
+
+typedef struct {
+    uint32_t version; /* SHOAL_TRANSPORT_VERSION */
+    const char *name;
+    /* `dest`/`source` are symmetric addresses as seen by this PE. */
+    shoal_status_t (*put)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
+                          int pe);
+    shoal_status_t (*get)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
+                          int pe);
+    /* size is 4 or 8; operand/compare/fetch are little-endian integers of that size. */
+    shoal_status_t (*amo)(shoal_transport_t *tr, shoal_amo_op_t op, void *dest, size_t size,
+                          const void *operand, const void *compare, void *fetch_p, int pe);
+    shoal_status_t (*quiet)(shoal_transport_t *tr);
+    shoal_status_t (*fence)(shoal_transport_t *tr);
+} shoal_transport_ops_t;
+
+struct shoal_transport {
+    const shoal_transport_ops_t *ops;
+    void *priv;
+};
+
+/* The network transport in use, or NULL when every PE is on this host. */
+extern shoal_transport_t *shoal_net;
+
+#endif

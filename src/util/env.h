@@ -1,0 +1,31 @@
+/*
+ * Settings read from the environment (see env_table.h for the rows).
+ */
+#ifndef SHOAL_UTIL_ENV_H
+#define SHOAL_UTIL_ENV_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/env_table.h"
+#include "util/status.h"
+
+typedef size_t shoal_env_size_t;
+typedef int shoal_env_bool_t;
+typedef unsigned shoal_env_uint_t;
+typedef const char *shoal_env_string_t;
+
+typedef struct {
+#define SHOAL_ENV_FIELD(var, type, field, def, doc) shoal_env_##type##_t field;
+    SHOAL_ENV_TABLE(SHOAL_ENV_FIELD)
+#undef SHOAL_ENV_FIELD
+} shoal_env_t;
+
+extern shoal_env_t shoal_env;
+
+/* Reads every setting; on a malformed value logs which variable and why. */
+shoal_status_t shoal_env_load(shoal_env_t *env);
+/* Prints the settings as "VAR = value" lines (markdown = 0) or the docs/env.md table. */
+void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown);
+
+#endif

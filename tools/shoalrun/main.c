@@ -1,0 +1,321 @@
+/*
+ * shoalrun: starts the PEs of a Shoal job on this host and serves them until
+ * they have all exited. Everything happens in one poll() loop, which sleeps
+ * until a PE sends a request, writes output, exits (SIGCHLD through a
+ * signalfd), shoalrun is signalled, or a deadline (--timeout, the SIGKILL
+ * after SIGTERM) passes. It never spins, so it runs fine with more PEs than
+ * cores.
+ *
+ * This file decides how the job ends. The job succeeds only when every PE
+ * exits with status 0. The first failure decides the exit status and prints
+ * one line: a PE killed by a signal, a PE exiting with non-zero status, a PE
+ * exiting after shmem_init without shmem_finalize, an ABORT (global exit),
+ * the timeout, or a signal to shoalrun. Then the remaining PEs get SIGTERM
+ * (or the signal shoalrun received) and, after a grace period, SIGKILL.
+ * shoalrun exits only after reaping every PE.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shoalrun.h"
+
+/* What a pollfd in the loop belongs to. */
+typedef enum {
+    SRC_SIGNAL,
+    SRC_STDIN,
+    SRC_PE0_STDIN,
+    SRC_SOCKET,
+    SRC_STDOUT,
+    SRC_STDERR,
+} source_t;
+
+typedef struct {
+    struct pollfd *fds;
+    source_t *source;
+    int *rank;
+    int count;
+} poll_set_t;
+
+void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
+{
+    if (job->state != SR_JOB_RUNNING)
+        return; /* the first decision stands */
+    job->state = SR_JOB_ENDING;
+    job->exit_status = exit_status;
+    if (why != NULL) {
+        char text[32768];
+        va_list ap;
+        va_start(ap, why);
+        vsnprintf(text, sizeof(text), why, ap);
+        va_end(ap);
+        sr_msg("%s", text);
+    }
+    if (job->nrunning > 0) {
+        sr_proc_signal_all(job, sig);
+        job->kill_at = sr_now() + grace_s;
+    }
+}
+
+/* Judges a PE that has exited. Called after what it sent and wrote before it
+ * exited has been handled, so an ABORT or EVENT it sent counts. */
+static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
+{
+    int st = pe->wstatus;
+    const char *ending = job->nrunning > 0 ? "; ending the job" : "";
+
+    sr_server_read(job, pe);
+    sr_stream_read(&pe->out_stream, true);
+    sr_stream_read(&pe->err_stream, true);
+    if (pe->rank == 0)
+        sr_stdin_close(&job->in);
+    if (job->state != SR_JOB_RUNNING)
+        return;
+
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        sr_job_end(job, 128 + sig, SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid,
+                   sig, strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
+    } else if (WEXITSTATUS(st) != 0) {
+        sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
+                   WEXITSTATUS(st), ending);
+    } else if (pe->initialized && !pe->finalized) {
+        sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d (pid %ld) exited with status 0 before calling shmem_finalize%s",
+                   pe->rank, (long)pe->pid, ending);
+    } else {
+        sr_server_check_stuck(job);
+    }
+}
+
+static void on_signal(sr_job_t *job, int sig)
+{
+    if (job->state == SR_JOB_RUNNING) {
+        sr_job_end(job, 128 + sig, sig, SR_SIGNAL_GRACE_S, "received SIG%s; ending the job",
+                   sigabbrev_np(sig));
+    } else if (job->kill_at > 0) {
+        /* Asked again while the PEs are still being ended: do not wait. */
+        sr_msg("received SIG%s again; killing the PEs", sigabbrev_np(sig));
+        sr_proc_signal_all(job, SIGKILL);
+        job->kill_at = 0;
+    }
+}
+
+static void on_signalfd(sr_job_t *job, int sigfd)
+{
+    struct signalfd_siginfo info;
+
+    while (read(sigfd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
+        if (info.ssi_signo == SIGCHLD) {
+            sr_pe_t *pe;
+            while ((pe = sr_proc_reap(job)) != NULL)
+                on_pe_exit(job, pe);
+        } else {
+            on_signal(job, (int)info.ssi_signo);
+        }
+    }
+}
+
+static void on_deadlines(sr_job_t *job)
+{
+    double now = sr_now();
+
+    if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0 &&
+        now >= job->start_time + job->opts->timeout_s) {
+        /* Up to SR_MAX_NPES numbers of up to 5 characters. */
+        static char list[SR_MAX_NPES * 6 + 1];
+        size_t len = 0;
+        for (int r = 0; r < job->npes; r++)
+            if (job->pes[r].running)
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
+                                        len ? " " : "", r);
+        sr_job_end(job, 124, SIGTERM, SR_FAILURE_GRACE_S,
+                   "timeout after %g s; PEs still running: %s", job->opts->timeout_s, list);
+    }
+    if (job->state == SR_JOB_ENDING && job->kill_at > 0 && now >= job->kill_at) {
+        sr_proc_signal_all(job, SIGKILL);
+        job->kill_at = 0;
+    }
+}
+
+/* Milliseconds until the next deadline (rounded up), or -1 for none. */
+static int poll_timeout_ms(const sr_job_t *job)
+{
+    double next;
+
+    if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0)
+        next = job->start_time + job->opts->timeout_s;
+    else if (job->state == SR_JOB_ENDING && job->kill_at > 0)
+        next = job->kill_at;
+    else
+        return -1;
+    double ms = (next - sr_now()) * 1000.0 + 1.0;
+    return ms < 0 ? 0 : ms > 1e9 ? 1000000000 : (int)ms;
+}
+
+static void poll_add(poll_set_t *set, int fd, short events, source_t source, int rank)
+{
+    set->fds[set->count] = (struct pollfd){.fd = fd, .events = events};
+    set->source[set->count] = source;
+    set->rank[set->count] = rank;
+    set->count++;
+}
+
+static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
+{
+    set->count = 0;
+    poll_add(set, sigfd, POLLIN, SRC_SIGNAL, -1);
+    if (sr_stdin_wants_input(&job->in))
+        poll_add(set, job->in.src, POLLIN, SRC_STDIN, 0);
+    if (sr_stdin_wants_output(&job->in))
+        poll_add(set, job->in.dest, POLLOUT, SRC_PE0_STDIN, 0);
+    for (int r = 0; r < job->npes; r++) {
+        sr_pe_t *pe = &job->pes[r];
+        if (pe->sock >= 0)
+            poll_add(set, pe->sock, POLLIN | (pe->out.len > pe->out.off ? POLLOUT : 0),
+                     SRC_SOCKET, r);
+        if (pe->out_stream.fd >= 0)
+            poll_add(set, pe->out_stream.fd, POLLIN, SRC_STDOUT, r);
+        if (pe->err_stream.fd >= 0)
+            poll_add(set, pe->err_stream.fd, POLLIN, SRC_STDERR, r);
+    }
+}
+
+/* Handles one ready fd. Earlier handlers in the same round may have closed
+ * it (a PE's exit drains and closes its fds), hence the checks. */
+static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t source,
+                     int rank)
+{
+    sr_pe_t *pe = rank >= 0 ? &job->pes[rank] : NULL;
+
+    switch (source) {
+    case SRC_SIGNAL:
+        on_signalfd(job, sigfd);
+        break;
+    case SRC_STDIN:
+        if (sr_stdin_wants_input(&job->in))
+            sr_stdin_read(&job->in);
+        break;
+    case SRC_PE0_STDIN:
+        sr_stdin_write(&job->in);
+        break;
+    case SRC_SOCKET:
+        if (pe->sock == p->fd && (p->revents & POLLOUT))
+            sr_server_write(job, pe);
+        if (pe->sock == p->fd && (p->revents & ~POLLOUT))
+            sr_server_read(job, pe);
+        break;
+    case SRC_STDOUT:
+        if (pe->out_stream.fd == p->fd)
+            sr_stream_read(&pe->out_stream, false);
+        break;
+    case SRC_STDERR:
+        if (pe->err_stream.fd == p->fd)
+            sr_stream_read(&pe->err_stream, false);
+        break;
+    }
+}
+
+static void run(sr_job_t *job, int sigfd)
+{
+    size_t max = 3 + 3 * (size_t)job->npes;
+    poll_set_t set = {
+        .fds = sr_xmalloc(max * sizeof(*set.fds)),
+        .source = sr_xmalloc(max * sizeof(*set.source)),
+        .rank = sr_xmalloc(max * sizeof(*set.rank)),
+    };
+
+    while (job->nrunning > 0) {
+        build_poll_set(job, sigfd, &set);
+        int n = poll(set.fds, (nfds_t)set.count, poll_timeout_ms(job));
+        if (n < 0 && errno != EINTR) {
+            sr_msg("poll: %s", strerror(errno));
+            sr_proc_emergency_exit();
+        }
+        for (int i = 0; n > 0 && i < set.count; i++)
+            if (set.fds[i].revents != 0)
+                dispatch(job, sigfd, &set.fds[i], set.source[i], set.rank[i]);
+        on_deadlines(job);
+    }
+    free(set.fds);
+    free(set.source);
+    free(set.rank);
+}
+
+/* A PE must get fds 0-2 from us, and our own fds must not land on 0-2. */
+static void open_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++)
+        if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
+            exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    sr_options_t opts;
+    sr_job_t job = {0};
+    sigset_t handled;
+    int sigfd, status;
+
+    status = sr_options_parse(&opts, argc, argv);
+    if (status != 0)
+        return status > 0 ? 0 : 2;
+    open_standard_fds();
+
+    /* Writes to a PE or to our reader that went away fail with EPIPE instead
+     * of killing us; reading a terminal in the background gives EIO. */
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGTTIN, SIG_IGN);
+    signal(SIGTTOU, SIG_IGN);
+    sigemptyset(&handled);
+    sigaddset(&handled, SIGCHLD);
+    sigaddset(&handled, SIGINT);
+    sigaddset(&handled, SIGTERM);
+    sigaddset(&handled, SIGHUP);
+    sigprocmask(SIG_BLOCK, &handled, &job.child_sigmask);
+    sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sigfd < 0) {
+        sr_msg("signalfd: %s", strerror(errno));
+        return 1;
+    }
+
+    job.opts = &opts;
+    job.npes = opts.npes;
+    job.pes = sr_xmalloc((size_t)job.npes * sizeof(*job.pes));
+    for (int r = 0; r < job.npes; r++) {
+        job.pes[r] = (sr_pe_t){.rank = r, .sock = -1};
+        sr_stream_init(&job.pes[r].out_stream, -1, STDOUT_FILENO, r, false);
+        sr_stream_init(&job.pes[r].err_stream, -1, STDERR_FILENO, r, false);
+    }
+    sr_stdin_init(&job.in, -1);
+    sr_kvs_init(&job.kvs);
+    job.start_time = sr_now();
+
+    status = sr_proc_start(&job);
+    if (status != 0)
+        sr_job_end(&job, status, SIGTERM, SR_FAILURE_GRACE_S, NULL);
+    run(&job, sigfd);
+
+    for (int r = 0; r < job.npes; r++) {
+        sr_stream_read(&job.pes[r].out_stream, true);
+        sr_stream_read(&job.pes[r].err_stream, true);
+        sr_stream_close(&job.pes[r].out_stream);
+        sr_stream_close(&job.pes[r].err_stream);
+        sr_server_close(&job, &job.pes[r]);
+    }
+    sr_stdin_close(&job.in);
+    sr_kvs_destroy(&job.kvs);
+    free(job.pes);
+    close(sigfd);
+    return job.exit_status;
+}

@@ -1,0 +1,155 @@
+/*
+ * shoalrun's command line. Options come first; the first word that is not an
+ * option is the program, and everything after it belongs to the program.
+ * Each value is checked strictly, and an error names the option as the user
+ * spelled it.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shoalrun.h"
+
+#ifndef SHOALRUN_VERSION
+#define SHOALRUN_VERSION "(version unknown)"
+#endif
+
+#define SR_DEFAULT_NPES 1
+#define SR_MAX_TIMEOUT_S 1e9
+
+static void print_usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: shoalrun [options] program [args...]\n"
+            "Starts a Shoal OpenSHMEM job of N PEs on this host.\n"
+            "\n"
+            "  -n, -np, --npes N  number of PEs, 1 to %d (default %d)\n"
+            "  -t, --tag-output   prefix every output line with \"[PE n] \"\n"
+            "  --timeout S        end the job after S seconds (fractions allowed; 0: no\n"
+            "                     limit) and exit with status 124; the default comes\n"
+            "                     from SHOAL_TIMEOUT, else there is no limit\n"
+            "  -h, --help         show this help\n"
+            "  -V, --version      show the version\n"
+            "  --                 end of options\n"
+            "\n"
+            "PE 0 reads shoalrun's standard input; the other PEs read /dev/null.\n"
+            "The exit status is 0 when every PE exits with 0; 128+n when a PE was\n"
+            "killed by signal n; a failing PE's status; the status given to\n"
+            "shmem_global_exit; 124 on timeout; 126 or 127 when the program cannot\n"
+            "be run.\n",
+            SR_MAX_NPES, SR_DEFAULT_NPES);
+}
+
+static int parse_npes(const char *opt, const char *text, int *npes_p)
+{
+    char *end;
+    long v;
+
+    errno = 0;
+    v = (text && isdigit((unsigned char)text[0])) ? strtol(text, &end, 10) : -1;
+    if (v < 1 || v > SR_MAX_NPES || errno != 0 || *end != '\0') {
+        sr_msg("%s expects a number of PEs from 1 to %d, got '%s'", opt, SR_MAX_NPES,
+               text ? text : "");
+        return -1;
+    }
+    *npes_p = (int)v;
+    return 0;
+}
+
+static int parse_seconds(const char *what, const char *text, double *seconds_p)
+{
+    char *end;
+    double v;
+
+    errno = 0;
+    v = (text && (isdigit((unsigned char)text[0]) || text[0] == '.')) ? strtod(text, &end) : -1;
+    if (!(v >= 0 && v <= SR_MAX_TIMEOUT_S) || errno != 0 || *end != '\0') {
+        sr_msg("%s expects a number of seconds (0 for no limit), got '%s'", what,
+               text ? text : "");
+        return -1;
+    }
+    *seconds_p = v;
+    return 0;
+}
+
+/* Matches "--name VALUE" and "--name=VALUE" (and short spellings, which only
+ * take the separate form). Sets *value_p (NULL when the value is missing). */
+static bool match_valued(const char *arg, const char *name, char **argv, int argc, int *i,
+                         const char **value_p)
+{
+    size_t len = strlen(name);
+
+    if (strcmp(arg, name) == 0) {
+        *value_p = (*i + 1 < argc) ? argv[++*i] : NULL;
+        return true;
+    }
+    if (strncmp(arg, "--", 2) == 0 && strncmp(arg, name, len) == 0 && arg[len] == '=') {
+        *value_p = arg + len + 1;
+        return true;
+    }
+    return false;
+}
+
+int sr_options_parse(sr_options_t *opts, int argc, char **argv)
+{
+    static const char *const npes_names[] = {"-n", "-np", "--npes"};
+    const char *env_timeout = getenv("SHOAL_TIMEOUT");
+    bool have_timeout = false;
+    const char *value;
+    int i;
+
+    *opts = (sr_options_t){.npes = SR_DEFAULT_NPES};
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+
+        if (arg[0] != '-' || arg[1] == '\0')
+            break; /* the program ("-" alone is a name, not an option) */
+        if (strcmp(arg, "--") == 0) {
+            i++;
+            break;
+        }
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            print_usage(stdout);
+            return 1;
+        }
+        if (strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0) {
+            printf("shoalrun (Shoal) %s\n", SHOALRUN_VERSION);
+            return 1;
+        }
+        if (strcmp(arg, "-t") == 0 || strcmp(arg, "--tag-output") == 0) {
+            opts->tag_output = true;
+            continue;
+        }
+        const char *npes_opt = NULL;
+        for (size_t k = 0; k < sizeof(npes_names) / sizeof(npes_names[0]); k++)
+            if (match_valued(arg, npes_names[k], argv, argc, &i, &value)) {
+                npes_opt = npes_names[k];
+                break;
+            }
+        if (npes_opt != NULL) {
+            if (parse_npes(npes_opt, value, &opts->npes) != 0)
+                return -1;
+            continue;
+        }
+        if (match_valued(arg, "--timeout", argv, argc, &i, &value)) {
+            if (parse_seconds("--timeout", value, &opts->timeout_s) != 0)
+                return -1;
+            have_timeout = true;
+            continue;
+        }
+        sr_msg("unknown option '%s'; see shoalrun --help", arg);
+        return -1;
+    }
+    if (i >= argc) {
+        sr_msg("no program given; usage: shoalrun -n N [options] program [args...]");
+        return -1;
+    }
+    opts->argv = argv + i;
+
+    if (!have_timeout && env_timeout != NULL && env_timeout[0] != '\0' &&
+        parse_seconds("SHOAL_TIMEOUT", env_timeout, &opts->timeout_s) != 0)
+        return -1;
+    return 0;
+}

@@ -1,0 +1,202 @@
+/*
+ * shoalrun's shared types. The launcher is one process with one poll() loop:
+ * main.c owns the loop and the decision of how the job ends, proc.c starts
+ * and signals the PEs, server.c answers their bootstrap requests out of the
+ * key-value store in kvs.c, forward.c carries their standard streams, and
+ * options.c reads the command line. Nothing here is shared with the library
+ * except the wire protocol (bootstrap/launcher_proto.h).
+ */
+#ifndef SHOALRUN_H
+#define SHOALRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bootstrap/launcher_proto.h"
+
+#define SR_MAX_NPES 4096
+
+/* How long PEs get between SIGTERM and SIGKILL when the job is ended because
+ * a PE failed, and when shoalrun itself was asked to stop by a signal. */
+#define SR_FAILURE_GRACE_S 0.3
+#define SR_SIGNAL_GRACE_S 1.0
+
+/* ---- options.c ------------------------------------------------------------ */
+
+typedef struct {
+    int npes;
+    bool tag_output;
+    double timeout_s; /* 0: no time limit */
+    char **argv;      /* the program and its arguments, NULL-terminated */
+} sr_options_t;
+
+/* Returns 0 to run the job, 1 when --help or --version was answered, and -1
+ * after printing why the command line is wrong. */
+int sr_options_parse(sr_options_t *opts, int argc, char **argv);
+
+/* ---- util.c --------------------------------------------------------------- */
+
+/* A byte buffer; data[off..len) is what is still to be used. */
+typedef struct {
+    char *data;
+    size_t off;
+    size_t len;
+    size_t cap;
+} sr_buf_t;
+
+/* Prints "shoalrun: <message>\n" to stderr in one write. */
+void sr_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Writes all of buf, waiting in poll() if fd is non-blocking. 0 or -1 (errno). */
+int sr_write_all(int fd, const void *buf, size_t len);
+int sr_set_nonblocking(int fd);
+double sr_now(void);
+void *sr_xmalloc(size_t size);
+void *sr_xrealloc(void *ptr, size_t size);
+void sr_buf_reserve(sr_buf_t *buf, size_t extra);
+void sr_buf_append(sr_buf_t *buf, const void *data, size_t len);
+void sr_buf_free(sr_buf_t *buf);
+
+/* ---- forward.c ------------------------------------------------------------ */
+
+/* One of a PE's output streams, forwarded to ours a whole line at a time. */
+typedef struct {
+    int fd;        /* read end of the PE's pipe; -1 once it reached EOF */
+    int dest;      /* STDOUT_FILENO or STDERR_FILENO */
+    int rank;      /* for the --tag-output prefix */
+    bool tag;      /* prefix each line with "[PE n] " */
+    bool mid_line; /* part of an over-long line has been written already */
+    size_t len;    /* bytes of an unfinished line held in buf */
+    size_t cap;
+    char *buf;
+} sr_stream_t;
+
+/* Standard input, forwarded to PE 0. */
+typedef struct {
+    int src;  /* our stdin; -1 once it reached EOF or PE 0 stopped reading */
+    int dest; /* write end of PE 0's stdin pipe; -1 once closed */
+    sr_buf_t pending;
+} sr_stdin_t;
+
+void sr_stream_init(sr_stream_t *s, int fd, int dest, int rank, bool tag);
+/* Reads what is available (once, or until EOF/EAGAIN when `drain`), writes the
+ * complete lines, and at EOF the unfinished one; closes fd at EOF. */
+void sr_stream_read(sr_stream_t *s, bool drain);
+void sr_stream_close(sr_stream_t *s);
+
+void sr_stdin_init(sr_stdin_t *in, int dest);
+bool sr_stdin_wants_input(const sr_stdin_t *in);
+bool sr_stdin_wants_output(const sr_stdin_t *in);
+void sr_stdin_read(sr_stdin_t *in);
+void sr_stdin_write(sr_stdin_t *in);
+void sr_stdin_close(sr_stdin_t *in);
+
+/* ---- kvs.c ---------------------------------------------------------------- */
+
+/* One published (rank, key); created early, without a value, when a GET
+ * arrives first so that the PEs waiting for it can be recorded. */
+typedef struct sr_kvs_entry {
+    struct sr_kvs_entry *next;
+    int rank;
+    uint32_t key_len;
+    uint32_t value_len;
+    bool has_value;
+    char *key;
+    char *value;
+    int *waiters; /* ranks blocked in GET until the value arrives */
+    size_t nwaiters;
+    size_t waiters_cap;
+} sr_kvs_entry_t;
+
+typedef struct {
+    sr_kvs_entry_t **buckets;
+    size_t nbuckets;
+    size_t count;
+} sr_kvs_t;
+
+void sr_kvs_init(sr_kvs_t *kvs);
+void sr_kvs_destroy(sr_kvs_t *kvs);
+/* Finds (rank, key), creating an entry without a value when `create`. */
+sr_kvs_entry_t *sr_kvs_find(sr_kvs_t *kvs, int rank, const char *key, uint32_t key_len,
+                            bool create);
+/* Replaces the entry's value; the caller answers and clears the waiters. */
+void sr_kvs_set(sr_kvs_entry_t *e, const void *value, uint32_t len);
+void sr_kvs_add_waiter(sr_kvs_entry_t *e, int rank);
+
+/* ---- the job (main.c) and its PEs ---------------------------------------- */
+
+typedef struct {
+    int rank;
+    pid_t pid;
+    bool running; /* started and not yet reaped */
+    int wstatus;  /* from waitpid, once reaped */
+
+    /* The bootstrap connection (server.c). */
+    int sock; /* -1 once closed */
+    sr_buf_t in;
+    sr_buf_t out;
+    bool initialized; /* sent EVENT initialized */
+    bool finalized;   /* sent EVENT finalized */
+    bool in_barrier;
+    int waited_on; /* GETs waiting for a key this PE has not published */
+
+    sr_stream_t out_stream;
+    sr_stream_t err_stream;
+} sr_pe_t;
+
+typedef enum {
+    SR_JOB_RUNNING, /* no decision yet */
+    SR_JOB_ENDING,  /* outcome decided; the PEs are being ended */
+} sr_job_state_t;
+
+typedef struct {
+    const sr_options_t *opts;
+    int npes;
+    sr_pe_t *pes;
+    int nrunning;
+    pid_t pgid;               /* the PEs' process group (PE 0's pid) */
+    char job_id[64];
+    sigset_t child_sigmask;   /* shoalrun's signal mask before it blocked any */
+    sr_stdin_t in;
+
+    sr_kvs_t kvs;
+    int barrier_count;
+    unsigned barrier_generation;
+
+    double start_time;
+    sr_job_state_t state;
+    int exit_status;
+    double kill_at; /* when ENDING: time to send SIGKILL; 0 once sent */
+} sr_job_t;
+
+/* Decides the job's exit status (the first decision wins), prints `why` to
+ * stderr when it is non-NULL, and ends the PEs still running: `sig` now,
+ * SIGKILL after `grace_s`. */
+void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* ---- proc.c --------------------------------------------------------------- */
+
+/* Starts all PEs. Returns 0, or -1 after printing why (PEs already started are
+ * still running and must be ended and reaped by the caller). */
+int sr_proc_start(sr_job_t *job);
+void sr_proc_signal_all(sr_job_t *job, int sig);
+/* Returns a PE that has exited (its wstatus set, running cleared), or NULL. */
+sr_pe_t *sr_proc_reap(sr_job_t *job);
+/* Last resort after a fatal launcher error: SIGKILL, reap, exit(1). */
+void sr_proc_emergency_exit(void) __attribute__((noreturn));
+
+/* ---- server.c ------------------------------------------------------------- */
+
+/* Reads and answers what the PE sent (until EAGAIN). At EOF closes the
+ * connection. */
+void sr_server_read(sr_job_t *job, sr_pe_t *pe);
+/* Sends queued replies that did not fit into the socket earlier. */
+void sr_server_write(sr_job_t *job, sr_pe_t *pe);
+/* After a PE exited: ends the job when others wait on it in vain. */
+void sr_server_check_stuck(sr_job_t *job);
+void sr_server_close(sr_job_t *job, sr_pe_t *pe);
+
+#endif
