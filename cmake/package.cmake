@@ -1,1 +1,46 @@
-# Placeholder: filled in by the tooling step (pkg-config, CMake package, shoalcc).
+# Tooling for users: shoalcc/shoalc++ wrappers (one for the build tree, one
+# for the install tree), a pkg-config file and a CMake package.
+include(CMakePackageConfigHelpers)
+
+function(shoal_make_wrapper name compiler_var default_compiler include_dir lib_dir out)
+  set(NAME ${name})
+  set(COMPILER_VAR ${compiler_var})
+  set(DEFAULT_COMPILER ${default_compiler})
+  set(INCLUDE_DIR ${include_dir})
+  set(LIB_DIR ${lib_dir})
+  configure_file(${PROJECT_SOURCE_DIR}/tools/shoalcc.in ${out} @ONLY
+    FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+                     WORLD_READ WORLD_EXECUTE)
+endfunction()
+
+set(SHOAL_INSTALL_INC ${CMAKE_INSTALL_FULL_INCLUDEDIR})
+set(SHOAL_INSTALL_LIB ${CMAKE_INSTALL_FULL_LIBDIR})
+foreach(kind build install)
+  if(kind STREQUAL "build")
+    set(inc ${PROJECT_SOURCE_DIR}/include)
+    set(lib ${PROJECT_BINARY_DIR})
+    set(dir ${PROJECT_BINARY_DIR}/tools)
+  else()
+    set(inc ${SHOAL_INSTALL_INC})
+    set(lib ${SHOAL_INSTALL_LIB})
+    set(dir ${PROJECT_BINARY_DIR}/install-tools)
+  endif()
+  shoal_make_wrapper(shoalcc CC cc ${inc} ${lib} ${dir}/shoalcc)
+  shoal_make_wrapper(shoalc++ CXX c++ ${inc} ${lib} ${dir}/shoalc++)
+endforeach()
+install(PROGRAMS ${PROJECT_BINARY_DIR}/install-tools/shoalcc ${PROJECT_BINARY_DIR}/install-tools/shoalc++
+  DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+configure_file(${PROJECT_SOURCE_DIR}/tools/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+set(SHOAL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Shoal)
+file(RELATIVE_PATH SHOAL_REL_BINDIR ${CMAKE_INSTALL_PREFIX}/${SHOAL_CMAKE_DIR}
+  ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR})
+configure_file(${PROJECT_SOURCE_DIR}/cmake/ShoalConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/ShoalConfig.cmake @ONLY)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/ShoalConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(EXPORT ShoalTargets NAMESPACE Shoal:: DESTINATION ${SHOAL_CMAKE_DIR})
+install(FILES ${PROJECT_BINARY_DIR}/ShoalConfig.cmake ${PROJECT_BINARY_DIR}/ShoalConfigVersion.cmake
+  DESTINATION ${SHOAL_CMAKE_DIR})

@@ -64,7 +64,7 @@ static shoal_status_t parse_uint(const char *s, shoal_env_uint_t *out_p)
     return SHOAL_OK;
 }
 
-static shoal_status_t parse_string(const char *s, shoal_env_string_t *out_p)
+__attribute__((unused)) static shoal_status_t parse_string(const char *s, shoal_env_string_t *out_p)
 {
     *out_p = s;
     return SHOAL_OK;
@@ -98,7 +98,7 @@ shoal_status_t shoal_env_load(shoal_env_t *env)
 static void print_value_size(FILE *out, shoal_env_size_t v) { fprintf(out, "%zu", v); }
 static void print_value_bool(FILE *out, shoal_env_bool_t v) { fprintf(out, "%d", v); }
 static void print_value_uint(FILE *out, shoal_env_uint_t v) { fprintf(out, "%u", v); }
-static void print_value_string(FILE *out, shoal_env_string_t v) { fprintf(out, "%s", v ? v : ""); }
+__attribute__((unused)) static void print_value_string(FILE *out, shoal_env_string_t v) { fprintf(out, "%s", v ? v : ""); }
 
 void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown)
 {

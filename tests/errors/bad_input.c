@@ -1,0 +1,75 @@
+/*
+ * Programs that pass bad input to the library, one mode per argv[1]. The
+ * driver (run_bad_input.sh) checks that each ends the job with an error
+ * naming the call and the argument, instead of corrupting memory or hanging.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <shmem.h>
+#include <shmemx.h>
+
+static long global_target;
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "";
+    long local = 1;
+
+    if (strcmp(mode, "before_init") == 0) {
+        shmem_long_p(&global_target, 1, 0);
+        return 0;
+    }
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *heap = shmem_malloc(64 * sizeof(long));
+
+    if (strcmp(mode, "nonsymmetric") == 0) {
+        long stack_var = 0;
+        shmem_long_put(&stack_var, &local, 1, (me + 1) % npes);
+    } else if (strcmp(mode, "pe_range") == 0) {
+        shmem_long_put(heap, &local, 1, npes);
+    } else if (strcmp(mode, "negative_pe") == 0) {
+        shmem_long_atomic_add(&global_target, 1, -1);
+    } else if (strcmp(mode, "overflow") == 0) {
+        /* Runs from the allocation to past the end of the symmetric heap. */
+        size_t total, used, largest;
+        shmemx_heap_info(&total, &used, &largest);
+        char *buf = calloc(1, total + 4096);
+        shmem_putmem(heap, buf, total + 4096, (me + 1) % npes);
+    } else if (strcmp(mode, "malloc_mismatch") == 0) {
+        shmem_malloc(me == npes - 1 ? 2048 : 1024);
+    } else if (strcmp(mode, "bad_cmp") == 0) {
+        shmem_long_wait_until(heap, 42, 0);
+    } else if (strcmp(mode, "bad_free") == 0) {
+        shmem_free(heap + 1);
+    } else if (strcmp(mode, "misaligned_amo") == 0) {
+        shmem_long_atomic_add((long *)((char *)heap + 4), 1, 0);
+    } else if (strcmp(mode, "out_of_heap") == 0) {
+        /* Not fatal: NULL on every PE and one log line, then the job goes on. */
+        size_t total, used, largest;
+        shmemx_heap_info(&total, &used, &largest);
+        void *p = shmem_malloc(total + 1);
+        if (p != NULL) {
+            fprintf(stderr, "FAIL: oversized shmem_malloc returned %p\n", p);
+            shmem_global_exit(2);
+        }
+        void *q = shmem_malloc(128);
+        if (q == NULL) {
+            fprintf(stderr, "FAIL: heap unusable after a failed allocation\n");
+            shmem_global_exit(2);
+        }
+        shmem_free(q);
+        shmem_free(heap);
+        shmem_finalize();
+        return 0;
+    } else {
+        fprintf(stderr, "unknown mode '%s'\n", mode);
+        return 2;
+    }
+    shmem_barrier_all();
+    fprintf(stderr, "FAIL: mode %s was not stopped by the library\n", mode);
+    shmem_finalize();
+    return 0;
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Runs bad_input in each mode and checks the job ends with a non-zero status,
+# promptly, with an error that names the call and the argument.
+# Usage: run_bad_input.sh SHOALRUN BAD_INPUT_BINARY NPES
+set -u
+shoalrun=$1
+prog=$2
+npes=$3
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect MODE STATUS(nonzero|zero) PATTERN...
+expect() {
+    mode=$1
+    want=$2
+    shift 2
+    timeout 30 "$shoalrun" -n "$npes" --timeout 20 "$prog" "$mode" >"$out" 2>&1
+    rc=$?
+    if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then
+        echo "FAIL $mode: exit status 0, expected failure"; failures=$((failures + 1)); cat "$out"; return
+    fi
+    if [ "$want" = zero ] && [ $rc -ne 0 ]; then
+        echo "FAIL $mode: exit status $rc, expected 0"; failures=$((failures + 1)); cat "$out"; return
+    fi
+    if [ $rc -eq 124 ]; then
+        echo "FAIL $mode: timed out"; failures=$((failures + 1)); return
+    fi
+    for pattern in "$@"; do
+        if ! grep -q -- "$pattern" "$out"; then
+            echo "FAIL $mode: output lacks '$pattern':"; cat "$out"
+            failures=$((failures + 1)); return
+        fi
+    done
+    if grep -q "FAIL:" "$out"; then
+        echo "FAIL $mode:"; cat "$out"; failures=$((failures + 1)); return
+    fi
+    echo "ok $mode (status $rc)"
+}
+
+expect before_init nonzero "shmem_long_p" "before shmem_init"
+expect nonsymmetric nonzero "shmem_long_put" "dest" "not a symmetric address"
+expect pe_range nonzero "shmem_long_put" "pe $npes is out of range"
+expect negative_pe nonzero "shmem_long_atomic_add" "pe -1 is out of range"
+expect overflow nonzero "shmem_putmem" "dest" "past the end of the symmetric heap"
+expect bad_cmp nonzero "shmem_long_wait_until" "cmp 42"
+expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
+expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
+expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
+if [ "$npes" -gt 1 ]; then
+    expect malloc_mismatch nonzero "shmem_malloc" "PE $((npes - 1)) asked for 2048 bytes" "PE 0 asked for 1024 bytes"
+fi
+
+if [ $failures -ne 0 ]; then
+    echo "$failures bad-input check(s) failed"
+    exit 1
+fi
+echo "all bad-input checks passed at $npes PEs"
