@@ -1,0 +1,112 @@
+/*
+ * Unit tests of the symmetric heap allocator's bookkeeping (mem/heap.c):
+ * alignment, no overlap, coalescing, exhaustion and determinism.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/heap.h"
+
+static int failures;
+#define CHECK(cond)                                                                            \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
+            failures++;                                                                        \
+        }                                                                                      \
+    } while (0)
+
+#define HEAP_SIZE (1 << 20)
+
+static void test_alignment_and_overlap(char *base)
+{
+    shoal_heap_t heap;
+    CHECK(shoal_heap_init(&heap, base, HEAP_SIZE) == SHOAL_OK);
+    void *p[64];
+    size_t sizes[64];
+    for (int i = 0; i < 64; i++) {
+        sizes[i] = (size_t)(i * 37 % 500) + 1;
+        size_t align = (size_t)1 << (i % 12);
+        CHECK(shoal_heap_alloc(&heap, sizes[i], align, &p[i]) == SHOAL_OK);
+        CHECK(((uintptr_t)p[i] & (align - 1)) == 0);
+        CHECK(((uintptr_t)p[i] & (SHOAL_HEAP_MIN_ALIGN - 1)) == 0);
+        memset(p[i], i, sizes[i]);
+    }
+    for (int i = 0; i < 64; i++)
+        for (size_t b = 0; b < sizes[i]; b++)
+            if (((unsigned char *)p[i])[b] != (unsigned char)i) {
+                CHECK(!"allocations overlap");
+                break;
+            }
+    for (int i = 0; i < 64; i += 2)
+        CHECK(shoal_heap_free(&heap, p[i]) == SHOAL_OK);
+    CHECK(shoal_heap_free(&heap, p[0]) == SHOAL_ERR_NOT_FOUND); /* double free */
+    CHECK(shoal_heap_free(&heap, (char *)p[1] + 8) == SHOAL_ERR_NOT_FOUND);
+    for (int i = 1; i < 64; i += 2)
+        CHECK(shoal_heap_free(&heap, p[i]) == SHOAL_OK);
+    CHECK(heap.used == 0);
+    CHECK(shoal_heap_largest_free(&heap) == HEAP_SIZE); /* fully coalesced */
+    shoal_heap_finalize(&heap);
+}
+
+static void test_exhaustion(char *base)
+{
+    shoal_heap_t heap;
+    void *a, *b, *c;
+    CHECK(shoal_heap_init(&heap, base, HEAP_SIZE) == SHOAL_OK);
+    CHECK(shoal_heap_alloc(&heap, HEAP_SIZE + 1, 0, &a) == SHOAL_ERR_NOMEM);
+    CHECK(shoal_heap_alloc(&heap, HEAP_SIZE / 2, 0, &a) == SHOAL_OK);
+    CHECK(shoal_heap_alloc(&heap, HEAP_SIZE / 2, 0, &b) == SHOAL_OK);
+    CHECK(shoal_heap_alloc(&heap, 1, 0, &c) == SHOAL_ERR_NOMEM);
+    CHECK(shoal_heap_free(&heap, a) == SHOAL_OK);
+    CHECK(shoal_heap_alloc(&heap, 64, 0, &c) == SHOAL_OK && c == a); /* first fit reuses */
+    size_t sz = 0;
+    CHECK(shoal_heap_block_size(&heap, c, &sz) == SHOAL_OK && sz == 64);
+    shoal_heap_finalize(&heap);
+}
+
+/* The same sequence of calls gives the same offsets: what makes the heap symmetric. */
+static void test_determinism(char *base1, char *base2)
+{
+    shoal_heap_t h1, h2;
+    CHECK(shoal_heap_init(&h1, base1, HEAP_SIZE) == SHOAL_OK);
+    CHECK(shoal_heap_init(&h2, base2, HEAP_SIZE) == SHOAL_OK);
+    void *keep1[16], *keep2[16];
+    for (int i = 0; i < 200; i++) {
+        size_t size = (size_t)(i * 7919 % 3000) + 1;
+        void *p1, *p2;
+        int ok1 = shoal_heap_alloc(&h1, size, 0, &p1) == SHOAL_OK;
+        int ok2 = shoal_heap_alloc(&h2, size, 0, &p2) == SHOAL_OK;
+        CHECK(ok1 && ok2);
+        CHECK((char *)p1 - base1 == (char *)p2 - base2);
+        if (i % 3 == 0) {
+            shoal_heap_free(&h1, p1);
+            shoal_heap_free(&h2, p2);
+        } else {
+            keep1[i % 16] = p1;
+            keep2[i % 16] = p2;
+        }
+    }
+    (void)keep1;
+    (void)keep2;
+    shoal_heap_finalize(&h1);
+    shoal_heap_finalize(&h2);
+}
+
+int main(void)
+{
+    char *base1 = aligned_alloc(4096, HEAP_SIZE), *base2 = aligned_alloc(4096, HEAP_SIZE);
+    test_alignment_and_overlap(base1);
+    test_exhaustion(base1);
+    test_determinism(base1, base2);
+    free(base1);
+    free(base2);
+    if (failures) {
+        fprintf(stderr, "%d heap check(s) failed\n", failures);
+        return 1;
+    }
+    printf("heap unit tests passed\n");
+    return 0;
+}
