@@ -10,7 +10,7 @@
 
 /* Called when no typed routine matches; the error attribute turns the call
  * into a compile-time error with this message. */
-void shmem_generic_unsupported_type__(void)
+void shmem_generic_unsupported_type__()
     __attribute__((error("OpenSHMEM generic interface: unsupported argument type")));
 
 #define SHMEM_G_ARG1_(a, ...) a
@@ -57,21 +57,21 @@ void shmem_generic_unsupported_type__(void)
 #define shmem_atomic_inc(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_inc, __VA_ARGS__)
 #define shmem_atomic_fetch_add(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_add, __VA_ARGS__)
 #define shmem_atomic_add(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_add, __VA_ARGS__)
-#define shmem_atomic_fetch_and(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_and, __VA_ARGS__)
-#define shmem_atomic_fetch_or(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_or, __VA_ARGS__)
-#define shmem_atomic_fetch_xor(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_xor, __VA_ARGS__)
-#define shmem_atomic_and(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_and, __VA_ARGS__)
-#define shmem_atomic_or(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_or, __VA_ARGS__)
-#define shmem_atomic_xor(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_and(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_and, __VA_ARGS__)
+#define shmem_atomic_or(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_or, __VA_ARGS__)
+#define shmem_atomic_xor(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_xor, __VA_ARGS__)
 /* Non-blocking fetching AMOs are keyed on the `fetch` pointer. */
 #define shmem_atomic_fetch_nbi(...) SHMEM_G_SELECT(SHMEM_EXTENDED_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_nbi, __VA_ARGS__)
 #define shmem_atomic_swap_nbi(...) SHMEM_G_SELECT(SHMEM_EXTENDED_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_swap_nbi, __VA_ARGS__)
 #define shmem_atomic_compare_swap_nbi(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_compare_swap_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_inc_nbi(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_inc_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_add_nbi(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_add_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_and_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_and_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_or_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_or_nbi, __VA_ARGS__)
-#define shmem_atomic_fetch_xor_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_xor_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_xor_nbi, __VA_ARGS__)
 
 /* Point-to-point synchronization */
 #define shmem_wait_until(...) SHMEM_G_SELECT_NOCTX(SHMEM_SYNC_BASE, wait_until, __VA_ARGS__)

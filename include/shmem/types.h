@@ -27,6 +27,13 @@
     X(uint32_t, uint32, __VA_ARGS__)                                                           \
     X(uint64_t, uint64, __VA_ARGS__)
 
+/* The generic bitwise AMOs also take int32_t and int64_t, which are not
+ * unsigned and so do not clash with the base rows. */
+#define SHMEM_BITWISE_AMO_GENERIC(X, ...)                                                      \
+    SHMEM_BITWISE_AMO_BASE(X, __VA_ARGS__)                                                     \
+    X(int32_t, int32, __VA_ARGS__)                                                             \
+    X(int64_t, int64, __VA_ARGS__)
+
 /* Table: standard AMO types = bitwise AMO types + int, long, long long, size, ptrdiff. */
 #define SHMEM_STANDARD_AMO_BASE(X, ...)                                                        \
     X(int, int, __VA_ARGS__)                                                                   \

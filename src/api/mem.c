@@ -5,6 +5,8 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/state.h"
+#include "util/log.h"
 
 void *shmem_malloc(size_t size)
 {
@@ -13,8 +15,11 @@ void *shmem_malloc(size_t size)
 
 void *shmem_calloc(size_t count, size_t size)
 {
-    if (size != 0 && count > (size_t)-1 / size)
-        shoal_fatal("shmem_calloc: count %zu * size %zu overflows size_t", count, size);
+    if (size != 0 && count > (size_t)-1 / size) {
+        SHOAL_WARN("shmem_calloc: count %zu * size %zu overflows size_t; returning NULL", count,
+                   size);
+        return NULL;
+    }
     return shoal_alloc_collective(__func__, count * size, 0, 1, NULL);
 }
 
@@ -22,6 +27,12 @@ void *shmem_align(size_t alignment, size_t size)
 {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0)
         shoal_fatal("shmem_align: alignment %zu is not a power of two", alignment);
+    if (alignment > SHOAL_HEAP_SEGMENT_ALIGN) {
+        SHOAL_WARN("shmem_align: alignment %zu is larger than the %zu bytes Shoal can keep "
+                   "symmetric; returning NULL",
+                   alignment, SHOAL_HEAP_SEGMENT_ALIGN);
+        return NULL;
+    }
     return shoal_alloc_collective(__func__, size, alignment, 0, NULL);
 }
 

@@ -43,18 +43,16 @@ int shmem_init_thread(int requested, int *provided)
 
 void shmem_finalize(void) { shoal_finalize(); }
 
-int shmem_query_initialized(int *initialized)
+void shmem_query_initialized(int *initialized)
 {
     if (initialized != NULL)
         *initialized = shoal.initialized;
-    return 0;
 }
 
-int shmem_query_finalized(int *finalized)
+void shmem_query_finalized(int *finalized)
 {
     if (finalized != NULL)
         *finalized = shoal.finalized;
-    return 0;
 }
 
 void shmem_query_thread(int *provided)

@@ -50,7 +50,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
     if (size > 0 && shoal_heap_alloc(&shoal.heap, size, align, &ptr) != SHOAL_OK) {
         ptr = NULL;
         if (shoal.my_pe == 0 || shoal_env.debug)
-            SHOAL_ERROR("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
+            SHOAL_WARN("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
                         "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
                         fn, size, shoal.heap.size - shoal.heap.used,
                         shoal_heap_largest_free(&shoal.heap), shoal.heap.size);

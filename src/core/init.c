@@ -35,6 +35,7 @@ static void exit_handler(int exit_status, void *arg)
         return;
     SHOAL_WARN("the program returned from main without calling shmem_finalize; finalizing "
                "implicitly");
+    shoal.init_count = 1;
     shoal_finalize();
 }
 
@@ -60,7 +61,8 @@ static shoal_status_t create_segments(void)
     shoal_status_t status;
     size_t heap_size = SHOAL_INTERNAL_SIZE + shoal_env.symmetric_size;
     heap_size = (heap_size + 4095) & ~(size_t)4095;
-    status = shoal_segment_create("shoal-heap", heap_size, &shoal.segs[SHOAL_SEGMENT_HEAP]);
+    status = shoal_segment_create("shoal-heap", heap_size, SHOAL_HEAP_SEGMENT_ALIGN,
+                                  &shoal.segs[SHOAL_SEGMENT_HEAP]);
     if (status != SHOAL_OK)
         return status;
     if (shoal_env.symmetric_globals &&
@@ -88,6 +90,10 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal_status_t status;
     pthread_mutex_lock(&shoal.lock);
     if (shoal.initialized) {
+        shoal.init_count++; /* nested: the library stays up until the last finalize */
+        if (requested_thread_level > shoal.thread_level)
+            SHOAL_DEBUG("a nested init asked for thread level %d; staying at %d",
+                        requested_thread_level, shoal.thread_level);
         pthread_mutex_unlock(&shoal.lock);
         return SHOAL_OK;
     }
@@ -139,6 +145,7 @@ shoal_status_t shoal_init(int requested_thread_level)
         goto out_heap;
     shoal.npes = shoal.bs.npes; /* from here on the data path is open */
     shoal.initialized = 1;
+    shoal.init_count = 1;
     shoal.finalized = 0;
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
@@ -162,7 +169,7 @@ out:
 void shoal_finalize(void)
 {
     pthread_mutex_lock(&shoal.lock);
-    if (!shoal.initialized) {
+    if (!shoal.initialized || --shoal.init_count > 0) {
         pthread_mutex_unlock(&shoal.lock);
         return;
     }

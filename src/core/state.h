@@ -27,6 +27,10 @@ typedef struct {
     uint64_t alloc_args[2][2] __attribute__((aligned(64)));
 } shoal_internal_t;
 
+/* The heap segment starts at a multiple of this in every PE, so an address's
+ * alignment is the same on every PE for any alignment up to this. */
+#define SHOAL_HEAP_SEGMENT_ALIGN ((size_t)1 << 30)
+
 /* Bytes reserved for shoal_internal_t in front of the user heap. */
 #define SHOAL_INTERNAL_SIZE ((size_t)64 << 10)
 
@@ -42,6 +46,7 @@ typedef struct {
 
     /* --- everything else --- */
     int initialized;
+    int init_count; /* shmem_init calls not yet matched by shmem_finalize (1.6) */
     int finalized;
     int thread_level;
     unsigned generation; /* how many times shmem_init has run */

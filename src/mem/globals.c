@@ -120,7 +120,7 @@ shoal_status_t shoal_segment_globals(shoal_segment_t *seg_p)
     const size_t len = range.end - range.start;
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     shoal_segment_t seg;
-    shoal_status_t status = shoal_segment_create("shoal-globals", len, &seg);
+    shoal_status_t status = shoal_segment_create("shoal-globals", len, 0, &seg);
     if (status != SHOAL_OK)
         return status;
 

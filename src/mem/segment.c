@@ -10,7 +10,24 @@
 #include "mem/segment.h"
 #include "util/log.h"
 
-shoal_status_t shoal_segment_create(const char *name, size_t size, shoal_segment_t *seg_p)
+/* Reserves `size` bytes of address space at a multiple of `align`. */
+static void *reserve_aligned(size_t size, size_t align)
+{
+    size_t span = size + align;
+    char *raw = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED)
+        return MAP_FAILED;
+    char *aligned = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+    if (aligned > raw)
+        munmap(raw, (size_t)(aligned - raw));
+    size_t tail = (size_t)(raw + span - (aligned + size));
+    if (tail > 0)
+        munmap(aligned + size, tail);
+    return aligned;
+}
+
+shoal_status_t shoal_segment_create(const char *name, size_t size, size_t align,
+                                    shoal_segment_t *seg_p)
 {
     int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd < 0) {
@@ -21,7 +38,10 @@ shoal_status_t shoal_segment_create(const char *name, size_t size, shoal_segment
         SHOAL_ERROR("ftruncate of the %s memfd to %zu bytes failed: %m", name, size);
         goto err_close;
     }
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    void *base = align > 4096 ? reserve_aligned(size, align) : NULL;
+    if (base != MAP_FAILED)
+        base = mmap(base, size, PROT_READ | PROT_WRITE,
+                    MAP_SHARED | MAP_NORESERVE | (base ? MAP_FIXED : 0), fd, 0);
     if (base == MAP_FAILED) {
         SHOAL_ERROR("mmap of the %s segment (%zu bytes) failed: %m; lower SHMEM_SYMMETRIC_SIZE "
                     "or raise the address-space limit (ulimit -v)",

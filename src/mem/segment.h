@@ -23,8 +23,10 @@ typedef struct {
     int fd; /* memfd, -1 when absent */
 } shoal_segment_t;
 
-/* Creates a memfd of `size` bytes mapped shared at a fresh address. */
-shoal_status_t shoal_segment_create(const char *name, size_t size, shoal_segment_t *seg_p);
+/* Creates a memfd of `size` bytes mapped shared at a fresh address that is a
+ * multiple of `align` (a power of two; 0 for the page size). */
+shoal_status_t shoal_segment_create(const char *name, size_t size, size_t align,
+                                    shoal_segment_t *seg_p);
 void shoal_segment_destroy(shoal_segment_t *seg);
 
 /* Maps a peer's segment (received as an fd) into this process. */

@@ -49,7 +49,7 @@
 #endif
 
 /* Validation against Open MPI's OSHMEM 4.1.4 (build with -DSHT_OSHMEM_QUIRKS)
- * works around three bugs found there while validating these tests:
+ * works around bugs found there while validating these tests:
  *  - 32-bit atomic compare_swap writes past its result ("stack smashing
  *    detected"), so those calls are skipped;
  *  - atomic_fetch_and/or/xor return the old value but store the wrong result
@@ -57,7 +57,9 @@
  *    emulated with g + the non-fetching AMO + quiet;
  *  - concurrent AMOs from several PEs on a *global* variable lose updates
  *    (8 PEs x 1000 shmem_long_atomic_inc on a static long gives ~4700), so
- *    contention tests run on the heap only.
+ *    contention tests run on the heap only;
+ *  - shmem_calloc zeroes after its closing barrier (a peer may still see old
+ *    bytes) and does not detect count*size overflow (memory.c).
  * None of this applies to Shoal: the quirks are off unless asked for. */
 #ifdef SHT_OSHMEM_QUIRKS
 #define SHT_CAS_WORKS(T) (sizeof(T) == 8)

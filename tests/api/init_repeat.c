@@ -82,8 +82,15 @@ int main(void) {
   int me = shmem_my_pe();
   exchange(1);
 
-  /* Nested init: still one library, same PE numbering. */
-  shmem_init();
+  /* Nested init, through shmem_init_thread: still one library, same PE
+   * numbering, and a valid thread level reported consistently. */
+  int provided = -1, queried = -2;
+  CHECK_EQ("shmem_init_thread return", shmem_init_thread(SHMEM_THREAD_SINGLE, &provided), 0);
+  CHECK(provided == SHMEM_THREAD_SINGLE || provided == SHMEM_THREAD_FUNNELED ||
+            provided == SHMEM_THREAD_SERIALIZED || provided == SHMEM_THREAD_MULTIPLE,
+        "shmem_init_thread provided %d", provided);
+  shmem_query_thread(&queried);
+  CHECK_EQ("shmem_query_thread after nested init_thread", queried, provided);
   CHECK_STATE(1, "after the nested init");
   CHECK_EQ("n_pes after nested init", shmem_n_pes(), npes);
   CHECK_EQ("my_pe after nested init", shmem_my_pe(), me);

@@ -3,8 +3,8 @@
  * block-strided ibput/ibget for every standard RMA type, each run once on
  * the symmetric heap and once on global arrays, always to the right
  * neighbour (which is the caller itself at one PE).  Then the untyped forms:
- * putmem/getmem, putSIZE/getSIZE, their nbi forms and iputSIZE/igetSIZE, and
- * zero-length transfers with NULL pointers.
+ * putmem/getmem, putSIZE/getSIZE, their nbi forms and iputSIZE/igetSIZE,
+ * zero-length transfers with NULL pointers, and one 4 MiB transfer.
  *
  * Every value carries the writer's PE number and its index (SHT_VAL), and
  * every destination starts filled with a sentinel, so a missing, misplaced,
@@ -337,6 +337,36 @@ static void zero_length(unsigned char *dst) {
   shmem_barrier_all();
 }
 
+/* A transfer much larger than any internal buffer or cache line: 4 MiB put
+ * and get with a pattern that differs per word and per PE. */
+static void large(void) {
+  int right = sht_right(), left = sht_left(), me = shmem_my_pe();
+  const size_t n = (4u << 20) / sizeof(uint64_t);
+  uint64_t *dst = shmem_malloc(n * sizeof(uint64_t));
+  uint64_t *src = shmem_malloc(n * sizeof(uint64_t));
+  uint64_t *buf = malloc(n * sizeof(uint64_t));
+  CHECK(dst && src && buf, "allocating 3 x 4 MiB failed");
+  for (size_t i = 0; i < n; i++) {
+    src[i] = ((uint64_t)me << 40) ^ (i * 0x9E3779B97F4A7C15ull);
+    dst[i] = 0;
+  }
+  shmem_barrier_all();
+  shmem_putmem(dst, src, n * sizeof(uint64_t), right);
+  shmem_barrier_all();
+  for (size_t i = 0; i < n; i++)
+    if (dst[i] != (((uint64_t)left << 40) ^ (i * 0x9E3779B97F4A7C15ull)))
+      CHECK_VAL("4 MiB putmem", i, dst[i], ((uint64_t)left << 40) ^ (i * 0x9E3779B97F4A7C15ull));
+  shmem_uint64_get_nbi(buf, src, n, left);
+  shmem_quiet();
+  for (size_t i = 0; i < n; i++)
+    if (buf[i] != (((uint64_t)left << 40) ^ (i * 0x9E3779B97F4A7C15ull)))
+      CHECK_VAL("4 MiB get_nbi", i, buf[i], ((uint64_t)left << 40) ^ (i * 0x9E3779B97F4A7C15ull));
+  shmem_barrier_all();
+  free(buf);
+  shmem_free(src);
+  shmem_free(dst);
+}
+
 int main(void) {
   shmem_init();
 
@@ -351,6 +381,7 @@ int main(void) {
   untyped(h_dst, g_bytes_src, "global->heap");
   zero_length(h_dst);
   zero_length(g_bytes_dst);
+  large();
   shmem_free(h_dst);
   shmem_free(h_src);
 
