@@ -13,8 +13,8 @@ function(shoal_make_wrapper name compiler_var default_compiler include_dir lib_d
                      WORLD_READ WORLD_EXECUTE)
 endfunction()
 
-set(SHOAL_INSTALL_INC ${CMAKE_INSTALL_FULL_INCLUDEDIR})
-set(SHOAL_INSTALL_LIB ${CMAKE_INSTALL_FULL_LIBDIR})
+set(SHOAL_INSTALL_INC "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+set(SHOAL_INSTALL_LIB "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 foreach(kind build install)
   if(kind STREQUAL "build")
     set(inc ${PROJECT_SOURCE_DIR}/include)
@@ -31,6 +31,7 @@ endforeach()
 install(PROGRAMS ${PROJECT_BINARY_DIR}/install-tools/shoalcc ${PROJECT_BINARY_DIR}/install-tools/shoalc++
   DESTINATION ${CMAKE_INSTALL_BINDIR})
 
+file(RELATIVE_PATH SHOAL_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/tools/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/shoal.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 

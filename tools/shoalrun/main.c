@@ -89,7 +89,7 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
         sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
                    WEXITSTATUS(st), ending);
-    } else if (pe->initialized && !pe->finalized) {
+    } else if (pe->in_shmem) {
         sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %d (pid %ld) exited with status 0 before calling shmem_finalize%s",
                    pe->rank, (long)pe->pid, ending);

@@ -149,10 +149,11 @@ static void handle(sr_job_t *job, sr_pe_t *pe, const shoal_launcher_msg_t *h, co
         handle_barrier(job, pe);
         break;
     case SHOAL_LAUNCHER_MSG_EVENT:
+        /* A program may initialize again after finalizing (OpenSHMEM 1.6). */
         if (h->arg == SHOAL_BOOTSTRAP_EVENT_INITIALIZED)
-            pe->initialized = true;
+            pe->in_shmem = true;
         else if (h->arg == SHOAL_BOOTSTRAP_EVENT_FINALIZED)
-            pe->finalized = true;
+            pe->in_shmem = false;
         else
             protocol_error(job, pe, "unknown EVENT");
         break;

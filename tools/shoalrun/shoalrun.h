@@ -137,8 +137,7 @@ typedef struct {
     int sock; /* -1 once closed */
     sr_buf_t in;
     sr_buf_t out;
-    bool initialized; /* sent EVENT initialized */
-    bool finalized;   /* sent EVENT finalized */
+    bool in_shmem; /* between EVENT initialized and EVENT finalized */
     bool in_barrier;
     int waited_on; /* GETs waiting for a key this PE has not published */
 

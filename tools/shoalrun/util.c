@@ -105,6 +105,8 @@ void sr_buf_reserve(sr_buf_t *buf, size_t extra)
 
 void sr_buf_append(sr_buf_t *buf, const void *data, size_t len)
 {
+    if (len == 0)
+        return;
     sr_buf_reserve(buf, len);
     memcpy(buf->data + buf->len, data, len);
     buf->len += len;

@@ -1,0 +1,31 @@
+#!/bin/sh
+# Installs Shoal to a temporary prefix and builds a program three ways a user
+# would: the installed shoalcc, pkg-config, and a CMake project with
+# find_package(Shoal). Each binary must run under the installed shoalrun.
+# Usage: run_install.sh BUILD_DIR SOURCE_DIR
+set -eu
+build=$1 src=$2
+prefix=$(mktemp -d)
+trap 'rm -rf "$prefix"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+lib=$(ls -d "$prefix"/lib* | head -n 1)
+
+"$prefix/bin/shoalcc" -O2 "$src/examples/counter.c" -o "$prefix/counter_cc"
+"$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc"
+
+PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 "$src/examples/ring.c" -o "$prefix/ring_pc" \
+    $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs shoal)
+"$prefix/bin/shoalrun" -n 3 "$prefix/ring_pc"
+
+mkdir -p "$prefix/proj"
+cat > "$prefix/proj/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.20)
+project(user_app C)
+find_package(Shoal REQUIRED)
+add_executable(hello $src/examples/hello.c)
+target_link_libraries(hello PRIVATE Shoal::shoal)
+CM
+cmake -S "$prefix/proj" -B "$prefix/proj/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
+cmake --build "$prefix/proj/build" >/dev/null
+LD_LIBRARY_PATH="$lib" "$prefix/bin/shoalrun" -n 2 "$prefix/proj/build/hello"
+echo "ok: installed shoalcc, pkg-config and find_package(Shoal) builds all run"
