@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     struct bench_opts o;
     struct bw_ctx c;
 
-    bench_init(argc, argv, &o, "  -w, --window N      puts in flight per quiet\n");
+    bench_init(argc, argv, &o, BENCH_WANTS_WINDOW);
     bench_header("bw_put", &o);
 
     memset(&c, 0, sizeof(c));

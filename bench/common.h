@@ -40,6 +40,9 @@
 
 #define BENCH_MAX_REPS 101
 
+/* bench_init flags: options only some benchmarks take. */
+#define BENCH_WANTS_WINDOW 0x1
+
 struct bench_opts {
     int quick;          /* tiny sizes, fixed few iterations, one round */
     long iters;         /* fixed iterations per round; 0 means calibrate */
@@ -90,18 +93,21 @@ static inline int bench_peer(void) { return shmem_n_pes() > 1 ? 1 : 0; }
         }                                                                   \
     } while (0)
 
-static inline void bench_usage(const char *prog, const char *extra)
+/* The defaults printed are the live ones, so the text cannot drift from them. */
+static inline void bench_usage(const char *prog, int flags, const struct bench_opts *d)
 {
     fprintf(stderr,
             "usage: %s [options]\n"
             "  -q, --quick         one round of a few iterations at tiny sizes (CI)\n"
             "  -i, --iters N       fixed iterations per round (default: calibrate)\n"
-            "  -r, --reps N        timed rounds per measurement; median reported\n"
-            "  -t, --time-ms MS    target duration of a calibrated round\n"
-            "  -m, --max-size B    largest message size, suffix K or M allowed\n"
-            "%s"
-            "  -h, --help          this text\n",
-            prog, extra ? extra : "");
+            "  -r, --reps N        timed rounds per measurement; median reported (default %d)\n"
+            "  -t, --time-ms MS    target duration of a calibrated round (default %g)\n"
+            "  -m, --max-size B    largest message size, suffix K or M allowed (default %zu)\n",
+            prog, d->reps, d->target_ms, d->max_size);
+    if (flags & BENCH_WANTS_WINDOW)
+        fprintf(stderr, "  -w, --window N      puts in flight per quiet (default %ld)\n",
+                d->window);
+    fprintf(stderr, "  -h, --help          this text\n");
 }
 
 static inline int bench_parse_size(const char *s, size_t *out_p)
@@ -138,13 +144,13 @@ static inline int bench_parse_long(const char *s, long *out_p)
 /*
  * Starts SHMEM and reads the options.  Every PE parses the same command line,
  * so all agree without talking; only PE 0 prints the usage text.
- * extra_help describes benchmark-specific options (only --window today).
+ * flags turns on benchmark-specific options (BENCH_WANTS_WINDOW).
  */
-static inline void bench_init(int argc, char **argv, struct bench_opts *o,
-                       const char *extra_help)
+static inline void bench_init(int argc, char **argv, struct bench_opts *o, int flags)
 {
     int bad = 0, help = 0;
     long reps = 0;
+    const char *bad_arg = NULL;
 
     shmem_init();
     bench_bcast_slot = shmem_malloc(sizeof(long));
@@ -159,9 +165,13 @@ static inline void bench_init(int argc, char **argv, struct bench_opts *o,
     o->max_size = (size_t)4 << 20;
     o->window = 64;
 
+    struct bench_opts defaults = *o;
+
     for (int i = 1; i < argc && !bad; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+        bad_arg = a;
 
         if (!strcmp(a, "-q") || !strcmp(a, "--quick")) {
             o->quick = 1;
@@ -181,13 +191,17 @@ static inline void bench_init(int argc, char **argv, struct bench_opts *o,
         } else if ((!strcmp(a, "-m") || !strcmp(a, "--max-size")) && v) {
             bad = bench_parse_size(v, &o->max_size);
             i++;
-        } else if ((!strcmp(a, "-w") || !strcmp(a, "--window")) && v && extra_help) {
+        } else if ((!strcmp(a, "-w") || !strcmp(a, "--window")) && v &&
+                   (flags & BENCH_WANTS_WINDOW)) {
             bad = bench_parse_long(v, &o->window);
             i++;
         } else {
             bad = 1;
         }
     }
+
+    if (bad && bench_me() == 0)
+        fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], bad_arg);
 
     if (o->quick) {
         /* Quick mode proves the program runs; its numbers mean nothing. */
@@ -202,7 +216,7 @@ static inline void bench_init(int argc, char **argv, struct bench_opts *o,
 
     if (bad || help) {
         if (bench_me() == 0)
-            bench_usage(argv[0], extra_help);
+            bench_usage(argv[0], flags, &defaults);
         shmem_finalize();
         exit(bad ? 2 : 0);
     }

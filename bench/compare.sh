@@ -47,6 +47,7 @@ RUN_TIMEOUT=180
 OUT=""
 WORK=""
 
+INVOCATION="bench/compare.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
     case "$1" in
     --shoalcc) SHOALCC=$2; shift 2 ;;
@@ -116,7 +117,7 @@ launch_cmd() {
     fi
 }
 
-: >"$WORK/commands.txt"
+printf 'invocation: %s\n' "$INVOCATION" >"$WORK/commands.txt"
 note_cmd() { printf '%s\n' "$*" >>"$WORK/commands.txt"; }
 
 # ---- build -----------------------------------------------------------------
@@ -141,7 +142,7 @@ for side in "${SIDES[@]}"; do
 done
 
 for side in "${SIDES[@]}"; do
-    note_cmd "run ($side): $(launch_cmd "$side" N | tr '\n' ' ')PROG ${PROG_ARGS[*]}"
+    note_cmd "run ($side): $(launch_cmd "$side" N | tr '\n' ' ')PROG${PROG_ARGS[*]:+ ${PROG_ARGS[*]}}"
 done
 note_cmd "job wall time: date +%s%N around the same launcher running bench/hello.c"
 

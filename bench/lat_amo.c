@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     struct bench_opts o;
     struct amo_ctx c;
 
-    bench_init(argc, argv, &o, NULL);
+    bench_init(argc, argv, &o, 0);
     bench_header("lat_amo", &o);
 
     memset(&c, 0, sizeof(c));

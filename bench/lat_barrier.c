@@ -37,7 +37,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
 
-    bench_init(argc, argv, &o, NULL);
+    bench_init(argc, argv, &o, 0);
     bench_header("lat_barrier", &o);
 
     bench_report("lat_barrier", "barrier_all", 0, bench_measure(&o, barrier_loop, NULL, 1));

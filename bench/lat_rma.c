@@ -108,7 +108,7 @@ int main(int argc, char **argv)
         { OP_GET, "getmem" },
     };
 
-    bench_init(argc, argv, &o, NULL);
+    bench_init(argc, argv, &o, 0);
     bench_header("lat_rma", &o);
 
     memset(&c, 0, sizeof(c));

@@ -57,7 +57,7 @@ int main(int argc, char **argv)
     struct bench_opts o;
     struct pp_ctx c;
 
-    bench_init(argc, argv, &o, NULL);
+    bench_init(argc, argv, &o, 0);
     bench_header("pingpong", &o);
 
     memset(&c, 0, sizeof(c));

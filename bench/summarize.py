@@ -80,6 +80,7 @@ class Side:
         self.errors = {}    # key -> set of error words
         self.order = []     # keys in order of first appearance
         self.raw = []       # tagged lines for the raw file
+        self.settings = set()  # (reps, target_ms) from the programs' # lines
         bindir = os.path.join(work, "bin", name)
         for prog in PROGRAMS:
             path = os.path.join(bindir, prog + ".build")
@@ -97,6 +98,9 @@ class Side:
             self.runs.setdefault((prog, npes), []).append((rep, rc, err))
             for line in read(os.path.join(rawdir, base + ".out")).splitlines():
                 self.raw.append("side=%s rep=%d rc=%d %s" % (name, rep, rc, line))
+                m = re.search(r"reps=(\d+) iters=auto target_ms=(\S+)", line)
+                if line.startswith("#") and m:
+                    self.settings.add((m[1], m[2]))
                 f = parse_line(line)
                 if not f:
                     continue
@@ -176,14 +180,16 @@ def main():
     out.extend(read(os.path.join(args.work, "env.txt")).rstrip().splitlines())
     out.append("```")
     out.append("")
-    if not args.quick:
-        out.append("Each program prints, per op, the median over 5 timed rounds of the time "
-                   "per operation (each round calibrated to about 20 ms). Runs alternate "
+    settings = set().union(*(side.settings for side in sides.values()))
+    if not args.quick and len(settings) == 1:
+        reps, target = settings.pop()
+        out.append("Each program prints, per op, the median over %s timed rounds of the time "
+                   "per operation (each round calibrated to about %s ms). Runs alternate "
                    "Shoal, OSHMEM, Shoal, OSHMEM, ... %d times; a cell is the median of those "
                    "%d runs. ratio = OSHMEM / Shoal: above 1 means Shoal is faster. PE 0 "
                    "measures against PE 1; 2 PEs unless the npes column says otherwise. The "
                    "machine is a shared 2-core VM, so differences under ~20%% are noise."
-                   % (args.k, args.k))
+                   % (reps, target, args.k, args.k))
         out.append("")
 
     for bench, prog in BENCHES:
@@ -216,21 +222,38 @@ def main():
             out.append("| " + " | ".join(row) + " |")
         out.append("")
 
-    problems = []
+    # One entry per distinct problem; the runs it happened in are listed.
+    problems, seen = [], {}
     for side in sides.values():
         for prog in PROGRAMS:
             if side.build[prog] != "ok":
-                problems.append("- %s %s: %s" % (SIDE_NAMES[side.name], prog, side.build[prog]))
+                problems.append(["- %s %s: %s" % (SIDE_NAMES[side.name], prog,
+                                                  side.build[prog])])
         for (prog, npes), runs in sorted(side.runs.items()):
             for rep, rc, err in runs:
                 checks = [l for l in err.splitlines() if l.startswith("bench: ")]
                 if rc == 0 and not checks:
                     continue
                 what = describe_rc(rc) if rc else "exit 0"
-                problems.append("- %s %s at %d PEs, run %d: %s" %
-                                (SIDE_NAMES[side.name], prog, npes, rep, what))
                 lines = checks or [l for l in err.splitlines() if l.strip()][-4:]
-                problems.extend("  - `%s`" % l.strip()[:200] for l in lines[:6])
+                detail = tuple("  - `%s`" % l.strip()[:200] for l in lines[:6])
+                ident = (side.name, prog, npes, what, detail)
+                if ident not in seen:
+                    seen[ident] = []
+                    problems.append(ident)
+                seen[ident].append(rep)
+    text = []
+    for p in problems:
+        if isinstance(p, list):
+            text.extend(p)
+            continue
+        name, prog, npes, what, detail = p
+        reps = seen[p]
+        text.append("- %s %s at %d PEs, %s %s: %s" %
+                    (SIDE_NAMES[name], prog, npes, "run" if len(reps) == 1 else "runs",
+                     ", ".join(map(str, reps)), what))
+        text.extend(detail)
+    problems = text
     if problems:
         out.append("## Failures and wrong results")
         out.append("")

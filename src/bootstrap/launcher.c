@@ -311,12 +311,19 @@ shoal_status_t shoal_bootstrap_launcher_init(shoal_bootstrap_t *bs)
                     job_id ? job_id : "", sizeof(bs->job_id) - 1);
         return SHOAL_ERR_INVALID;
     }
-    /* Also keeps the PE's own children from inheriting the connection. */
+    /* A child of a PE inherits the variable but not the fd (it is
+     * close-on-exec from here on), and the number may since name another file. */
+    int type = 0;
+    socklen_t type_len = sizeof(type);
+    if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &type_len) != 0 || type != SOCK_STREAM) {
+        SHOAL_ERROR("SHOAL_LAUNCHER_FD=%d is not the launcher's socket (%s); was this program "
+                    "started by shoalrun? (a child of a PE is not a PE)",
+                    fd, type ? "not a stream socket" : strerror(errno));
+        return SHOAL_ERR_INVALID;
+    }
     if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
         int err = errno;
-        SHOAL_ERROR("SHOAL_LAUNCHER_FD=%d is not an open file descriptor: %s; was this "
-                    "program started by shoalrun (a child of a PE is not a PE)?",
-                    fd, strerror(err));
+        SHOAL_ERROR("fcntl(SHOAL_LAUNCHER_FD=%d, FD_CLOEXEC) failed: %s", fd, strerror(err));
         return SHOAL_ERR_INVALID;
     }
 

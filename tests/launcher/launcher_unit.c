@@ -107,6 +107,12 @@ static void test_environment_errors(void)
     set_job_env(987); /* not open */
     CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a closed fd is an error");
 
+    int fd = open("/dev/null", O_RDONLY);
+    set_job_env(fd); /* open, but not a socket */
+    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
+          "socket is an error");
+    close(fd);
+
     set_job_env(STDERR_FILENO);
     setenv("SHOAL_RANK", "x1", 1);
     CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a bad rank is an error");

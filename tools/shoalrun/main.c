@@ -52,12 +52,10 @@ void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const c
     job->state = SR_JOB_ENDING;
     job->exit_status = exit_status;
     if (why != NULL) {
-        char text[32768];
         va_list ap;
         va_start(ap, why);
-        vsnprintf(text, sizeof(text), why, ap);
+        sr_vmsg(why, ap);
         va_end(ap);
-        sr_msg("%s", text);
     }
     if (job->nrunning > 0) {
         sr_proc_signal_all(job, sig);
@@ -104,8 +102,8 @@ static void on_signal(sr_job_t *job, int sig)
         sr_job_end(job, 128 + sig, sig, SR_SIGNAL_GRACE_S, "received SIG%s; ending the job",
                    sigabbrev_np(sig));
     } else if (job->kill_at > 0) {
-        /* Asked again while the PEs are still being ended: do not wait. */
-        sr_msg("received SIG%s again; killing the PEs", sigabbrev_np(sig));
+        /* Asked while the PEs are already being ended: do not wait. */
+        sr_msg("received SIG%s while ending the job; killing the PEs now", sigabbrev_np(sig));
         sr_proc_signal_all(job, SIGKILL);
         job->kill_at = 0;
     }

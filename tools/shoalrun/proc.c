@@ -68,6 +68,15 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
+/* Closes both ends (those that are open) and keeps errno for the message. */
+static void close_pair(int p[2])
+{
+    int err = errno;
+    close_fd(&p[0]);
+    close_fd(&p[1]);
+    errno = err;
+}
+
 static void __attribute__((noreturn)) child_fail(int report_fd, child_step_t step)
 {
     child_error_t e = {.step = step, .err = errno};
@@ -126,40 +135,33 @@ static int open_child_fds(child_fds_t *fds, int rank, int devnull, int *stdin_wr
     int in[2] = {-1, -1};
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds->sock) != 0)
-        goto err_sock;
+        goto fail;
     if (pipe2(fds->out, O_CLOEXEC) != 0)
-        goto err_out;
+        goto close_sock;
     if (pipe2(fds->err, O_CLOEXEC) != 0)
-        goto err_err;
+        goto close_out;
     if (pipe2(fds->report, O_CLOEXEC) != 0)
-        goto err_report;
+        goto close_err;
     if (rank == 0 && pipe2(in, O_CLOEXEC) != 0)
-        goto err_in;
-    fds->in = rank == 0 ? in[0] : devnull;
-    *stdin_writer_p = in[1];
+        goto close_report;
     if (sr_set_nonblocking(fds->sock[0]) != 0 || sr_set_nonblocking(fds->out[0]) != 0 ||
         sr_set_nonblocking(fds->err[0]) != 0 || (rank == 0 && sr_set_nonblocking(in[1]) != 0))
-        goto err_nonblock;
+        goto close_in;
+    fds->in = rank == 0 ? in[0] : devnull;
+    *stdin_writer_p = in[1];
     return 0;
 
-err_nonblock:
-    if (rank == 0) {
-        close(in[0]);
-        close(in[1]);
-    }
-err_in:
-    close(fds->report[0]);
-    close(fds->report[1]);
-err_report:
-    close(fds->err[0]);
-    close(fds->err[1]);
-err_err:
-    close(fds->out[0]);
-    close(fds->out[1]);
-err_out:
-    close(fds->sock[0]);
-    close(fds->sock[1]);
-err_sock:
+close_in:
+    close_pair(in);
+close_report:
+    close_pair(fds->report);
+close_err:
+    close_pair(fds->err);
+close_out:
+    close_pair(fds->out);
+close_sock:
+    close_pair(fds->sock);
+fail:
     sr_msg("cannot start PE %d: creating its sockets and pipes: %s", rank, strerror(errno));
     return -1;
 }

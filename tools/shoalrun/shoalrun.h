@@ -9,9 +9,10 @@
 #ifndef SHOALRUN_H
 #define SHOALRUN_H
 
+#include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,7 @@ typedef struct {
 
 /* Prints "shoalrun: <message>\n" to stderr in one write. */
 void sr_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void sr_vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 /* Writes all of buf, waiting in poll() if fd is non-blocking. 0 or -1 (errno). */
 int sr_write_all(int fd, const void *buf, size_t len);
 int sr_set_nonblocking(int fd);

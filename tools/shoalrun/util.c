@@ -15,19 +15,26 @@
 
 #include "shoalrun.h"
 
-void sr_msg(const char *fmt, ...)
+void sr_vmsg(const char *fmt, va_list ap)
 {
-    char line[4096];
+    /* Big enough for the timeout message listing SR_MAX_NPES PEs. */
+    char line[32768];
     int n = snprintf(line, sizeof(line), "shoalrun: ");
-    va_list ap;
 
-    va_start(ap, fmt);
     n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     if (n > (int)sizeof(line) - 2)
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     (void)sr_write_all(STDERR_FILENO, line, (size_t)n);
+}
+
+void sr_msg(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    sr_vmsg(fmt, ap);
+    va_end(ap);
 }
 
 int sr_write_all(int fd, const void *buf, size_t len)

@@ -1,0 +1,93 @@
+# shellcheck shell=bash disable=SC2034  # RC, ELAPSED, T_END are for the caller
+# Shell helpers shared by the launcher and fault tests; sourced after
+# SHOALRUN, CASE and NP are set. Every PE gets the unique $MARK as an
+# argument, so that `pgrep -f` finds any process left behind once shoalrun
+# has returned.
+
+MARK="shoaltestmark${RANDOM}x$$"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+: >"$TMP/out"
+: >"$TMP/err"
+
+fail() {
+    echo "FAIL [$CASE np$NP]: $*"
+    echo "--- shoalrun stdout (first 40 lines):"
+    head -n 40 "$TMP/out" | cut -c1-300
+    echo "--- shoalrun stderr (first 40 lines):"
+    head -n 40 "$TMP/err" | cut -c1-300
+    pkill -KILL -f "$MARK" 2>/dev/null
+    exit 1
+}
+
+# run ARGS...: runs shoalrun with stdin from $STDIN (default /dev/null);
+# sets RC and ELAPSED (seconds) and leaves the output in $TMP/out, $TMP/err.
+run() {
+    local t0=$EPOCHREALTIME
+    "$SHOALRUN" "$@" <"${STDIN:-/dev/null}" >"$TMP/out" 2>"$TMP/err"
+    RC=$?
+    T_END=$EPOCHREALTIME
+    ELAPSED=$(awk -v a="$t0" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }')
+}
+
+expect_rc() {
+    [ "$RC" -eq "$1" ] || fail "exit status $RC, expected $1"
+}
+
+# expect_line FILE REGEX [COUNT]: COUNT (default 1) whole lines match.
+expect_line() {
+    local n
+    n=$(grep -cxE -- "$2" "$1")
+    [ "$n" -eq "${3:-1}" ] || fail "$(basename "$1") has $n lines matching /$2/, expected ${3:-1}"
+}
+
+# expect_shoalrun_lines N: shoalrun printed exactly N lines of its own.
+expect_shoalrun_lines() {
+    local n
+    n=$(grep -c '^shoalrun: ' "$TMP/err")
+    [ "$n" -eq "$1" ] || fail "shoalrun printed $n messages, expected $1"
+}
+
+less_than() { # less_than A B: A < B as decimals
+    awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
+}
+
+expect_no_leftovers() {
+    if pgrep -f "$MARK" >/dev/null; then
+        pgrep -af "$MARK"
+        fail "processes left behind after shoalrun returned"
+    fi
+}
+
+# Seconds from the time stamp a PE printed ("... at T") to shoalrun's end.
+since_stamp() {
+    local stamp
+    stamp=$(grep -oE ' at [0-9]+\.[0-9]+' "$TMP/out" | head -n 1 | cut -c5-)
+    [ -n "$stamp" ] || fail "no time stamp in the output"
+    awk -v a="$stamp" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }'
+}
+
+# Starts shoalrun in the background (job control on, so SIGINT is not
+# ignored in it) and waits until COUNT lines of its stdout match REGEX.
+start_bg() { # start_bg COUNT REGEX ARGS...
+    local count=$1 regex=$2 i
+    shift 2
+    : >"$TMP/out" # now, so that the wait below cannot see an earlier job's lines
+    : >"$TMP/err"
+    set -m
+    "$SHOALRUN" "$@" </dev/null >"$TMP/out" 2>"$TMP/err" &
+    BG=$!
+    set +m
+    for ((i = 0; i < 200; i++)); do
+        [ "$(grep -cE -- "$regex" "$TMP/out")" -ge "$count" ] && return
+        sleep 0.05
+    done
+    fail "the PEs did not start (waited for $count lines matching /$regex/)"
+}
+
+wait_bg() {
+    wait "$BG"
+    RC=$?
+    T_END=$EPOCHREALTIME
+}
+
