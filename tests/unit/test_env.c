@@ -7,14 +7,7 @@
 
 #include "util/env.h"
 
-static int failures;
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "unit_check.h"
 
 int main(void)
 {

@@ -9,14 +9,7 @@
 
 #include "mem/heap.h"
 
-static int failures;
-#define CHECK(cond)                                                                            \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);          \
-            failures++;                                                                        \
-        }                                                                                      \
-    } while (0)
+#include "unit_check.h"
 
 #define HEAP_SIZE (1 << 20)
 
