@@ -1,11 +1,11 @@
 #!/bin/bash
+# shellcheck disable=SC2016  # $SHOAL_* in single quotes are for the PEs' shells
 # How a job of real SHMEM programs ends when a PE fails. Usage:
 #   run_fault.sh SHOALRUN FAULT_PROG CASE NPES
 # After every case no process of the job may be left, and /dev/shm must hold
 # nothing new (the tests run serially, so anything new came from this job).
 set -u
 export LC_ALL=C
-# shellcheck disable=SC2016  # $SHOAL_* in single quotes are for the PEs' shells
 
 # shellcheck disable=SC2034  # used by test_lib.sh
 SHOALRUN=$1
@@ -19,10 +19,10 @@ NP=$4
 # comparison, possibly at the same time as these tests.
 FOREIGN_SHM='^vader_segment\.'
 
-ls -A /dev/shm | sort >"$TMP/shm.before"
+find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.before"
 
 expect_no_new_shm() {
-    ls -A /dev/shm | sort >"$TMP/shm.after"
+    find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.after"
     local new
     new=$(comm -13 "$TMP/shm.before" "$TMP/shm.after" | grep -vE "$FOREIGN_SHM")
     [ -z "$new" ] || fail "left behind in /dev/shm: $new"

@@ -1,11 +1,11 @@
 #!/bin/bash
+# shellcheck disable=SC2016  # $SHOAL_* in single quotes are for the PEs' shells
 # Tests of shoalrun on its own. Usage: run_tests.sh SHOALRUN PE_HELPER CASE [NPES]
 #
 # Each case runs shoalrun (mostly with pe_helper, a PE that speaks the
 # launcher protocol) and checks exit status, messages, output and timing.
 set -u
 export LC_ALL=C
-# shellcheck disable=SC2016  # $SHOAL_* in single quotes are for the PEs' shells
 
 # shellcheck disable=SC2034  # used by test_lib.sh
 SHOALRUN=$1
