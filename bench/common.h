@@ -5,8 +5,8 @@
  * The benchmarks use only the standard OpenSHMEM 1.4 API, so the same source
  * builds with Shoal's shoalcc and with another implementation's compiler
  * wrapper (Open MPI's oshcc), and the two can be compared side by side.
- * Everything here is static so that each benchmark stays one file plus this
- * header, with no library of its own to build.
+ * Everything here is static (inline) so that each benchmark stays one file
+ * plus this header, with no library of its own to build.
  *
  * How a measurement is taken (bench_measure): every PE enters every timed
  * round together, PE 0 picks the iteration count and tells the others, each
@@ -268,7 +268,7 @@ static inline double bench_median(double *v, int n)
  * ops_per_iter divides the time further (a window of puts counts each put).
  */
 static inline double bench_measure(const struct bench_opts *o, bench_loop_fn fn,
-                            void *ctx, long ops_per_iter)
+                                   void *ctx, long ops_per_iter)
 {
     const double target_us = o->target_ms * 1000.0;
     const long max_n = 1L << 30;

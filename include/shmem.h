@@ -152,7 +152,7 @@ SHMEM_API void shfree(void *ptr);
     SHMEM_API void shmem_ctx_##NAME##_ibget(shmem_ctx_t ctx, TYPE *dest, const TYPE *source,   \
                                             ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
                                             size_t nblocks, int pe);
-SHMEM_RMA_TYPES(SHMEM_DECL_RMA)
+SHMEM_RMA_TYPES(SHMEM_DECL_RMA, unused)
 #undef SHMEM_DECL_RMA
 
 #define SHMEM_DECL_SIZED_RMA(BITS, ...)                                                        \
@@ -188,7 +188,7 @@ SHMEM_RMA_TYPES(SHMEM_DECL_RMA)
     SHMEM_API void shmem_ctx_ibget##BITS(shmem_ctx_t ctx, void *dest, const void *source,      \
                                          ptrdiff_t dst, ptrdiff_t sst, size_t bsize,           \
                                          size_t nblocks, int pe);
-SHMEM_SIZED_RMA(SHMEM_DECL_SIZED_RMA)
+SHMEM_SIZED_RMA(SHMEM_DECL_SIZED_RMA, unused)
 #undef SHMEM_DECL_SIZED_RMA
 
 SHMEM_API void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
@@ -220,7 +220,7 @@ SHMEM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *sou
     SHMEM_API void shmem_##NAME##_atomic_swap_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe);\
     SHMEM_API void shmem_ctx_##NAME##_atomic_swap_nbi(shmem_ctx_t ctx, TYPE *fetch,            \
                                                       TYPE *dest, TYPE value, int pe);
-SHMEM_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_EXTENDED)
+SHMEM_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_EXTENDED, unused)
 #undef SHMEM_DECL_AMO_EXTENDED
 
 #define SHMEM_DECL_AMO_STANDARD(TYPE, NAME, ...)                                               \
@@ -249,7 +249,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_EXTENDED)
                                                        int pe);                                \
     SHMEM_API void shmem_ctx_##NAME##_atomic_fetch_add_nbi(shmem_ctx_t ctx, TYPE *fetch,       \
                                                            TYPE *dest, TYPE value, int pe);
-SHMEM_STANDARD_AMO_TYPES(SHMEM_DECL_AMO_STANDARD)
+SHMEM_STANDARD_AMO_TYPES(SHMEM_DECL_AMO_STANDARD, unused)
 #undef SHMEM_DECL_AMO_STANDARD
 
 #define SHMEM_DECL_AMO_BITWISE_OP(TYPE, NAME, OP)                                              \
@@ -275,13 +275,13 @@ SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, xor)
     SHMEM_API void shmem_##NAME##_inc(TYPE *dest, int pe);                                     \
     SHMEM_API TYPE shmem_##NAME##_fadd(TYPE *dest, TYPE value, int pe);                        \
     SHMEM_API void shmem_##NAME##_add(TYPE *dest, TYPE value, int pe);
-SHMEM_LEGACY_AMO_TYPES(SHMEM_DECL_AMO_LEGACY)
+SHMEM_LEGACY_AMO_TYPES(SHMEM_DECL_AMO_LEGACY, unused)
 #undef SHMEM_DECL_AMO_LEGACY
 #define SHMEM_DECL_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                        \
     SHMEM_API TYPE shmem_##NAME##_fetch(const TYPE *source, int pe);                           \
     SHMEM_API void shmem_##NAME##_set(TYPE *dest, TYPE value, int pe);                         \
     SHMEM_API TYPE shmem_##NAME##_swap(TYPE *dest, TYPE value, int pe);
-SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_LEGACY_EXTENDED)
+SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_LEGACY_EXTENDED, unused)
 #undef SHMEM_DECL_AMO_LEGACY_EXTENDED
 SHMEM_API long shmem_swap(long *dest, long value, int pe);
 
@@ -328,13 +328,13 @@ SHMEM_API void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t
     SHMEM_API size_t shmem_##NAME##_test_some_vector(TYPE *ivars, size_t nelems,               \
                                                      size_t *indices, const int *status,       \
                                                      int cmp, TYPE *cmp_values);
-SHMEM_SYNC_TYPES(SHMEM_DECL_SYNC)
+SHMEM_SYNC_TYPES(SHMEM_DECL_SYNC, unused)
 #undef SHMEM_DECL_SYNC
 
 /* Deprecated waits. */
 #define SHMEM_DECL_WAIT_LEGACY(TYPE, NAME, ...)                                                \
     SHMEM_API void shmem_##NAME##_wait(TYPE *ivar, TYPE cmp_value);
-SHMEM_LEGACY_WAIT_TYPES(SHMEM_DECL_WAIT_LEGACY)
+SHMEM_LEGACY_WAIT_TYPES(SHMEM_DECL_WAIT_LEGACY, unused)
 #undef SHMEM_DECL_WAIT_LEGACY
 SHMEM_API void shmem_wait(long *ivar, long cmp_value);
 SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);

@@ -7,6 +7,7 @@
  * on_exit handler when its exit status is 0; with another status it just
  * exits and the launcher ends the job.
  */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,21 @@ static shoal_status_t bootstrap_once(void)
     return SHOAL_OK;
 }
 
+/* Spinning only pays when the PE being waited for has a CPU of its own: with
+ * more PEs than CPUs on the host, a spinning PE burns the time slice the
+ * other PE needs, so waits yield at once (unless the user chose a spin). */
+static void choose_wait_spin(void)
+{
+    cpu_set_t cpus;
+    int ncpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    shoal_wait_spin = shoal_env.wait_spin;
+    if (getenv("SHOAL_WAIT_SPIN") == NULL && shoal.bs.local_npes > ncpus) {
+        shoal_wait_spin = 0;
+        SHOAL_DEBUG("%d PEs share %d CPUs: waits yield without spinning", shoal.bs.local_npes,
+                    ncpus);
+    }
+}
+
 static shoal_status_t create_segments(void)
 {
     shoal_status_t status;
@@ -102,13 +118,13 @@ shoal_status_t shoal_init(int requested_thread_level)
         goto out;
     }
     shoal_log_level = shoal_env.debug ? SHOAL_LOG_DEBUG : (int)shoal_env.log_level;
-    shoal_wait_spin = shoal_env.wait_spin;
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
     status = bootstrap_once();
     if (status != SHOAL_OK)
         goto out;
     shoal_log_set_pe(shoal.bs.rank);
+    choose_wait_spin();
     shoal.my_pe = shoal.bs.rank;
     shoal.generation++;
 
