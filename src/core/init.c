@@ -24,6 +24,8 @@
 #include "util/env.h"
 #include "util/log.h"
 
+shoal_init_overrides_t shoal_init_overrides;
+
 shoal_state_t shoal = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .segs = {{NULL, 0, -1}, {NULL, 0, -1}},
@@ -117,6 +119,8 @@ shoal_status_t shoal_init(int requested_thread_level)
         status = SHOAL_ERR_INVALID;
         goto out;
     }
+    if (shoal_init_overrides.symmetric_size != 0)
+        shoal_env.symmetric_size = shoal_init_overrides.symmetric_size;
     shoal_log_level = shoal_env.debug ? SHOAL_LOG_DEBUG : (int)shoal_env.log_level;
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 

@@ -6,6 +6,16 @@
 
 #include "util/status.h"
 
+#include <stddef.h>
+
+/* Settings given through the API (shmemx_init_attr) rather than the
+ * environment; they win over the environment. Zero means "not given". */
+typedef struct {
+    size_t symmetric_size;
+} shoal_init_overrides_t;
+
+extern shoal_init_overrides_t shoal_init_overrides;
+
 /* Collective over all PEs; a second call while initialized does nothing. */
 shoal_status_t shoal_init(int requested_thread_level);
 void shoal_finalize(void);
