@@ -78,6 +78,25 @@ typedef struct shoal_ctx *shmem_ctx_t;
 SHMEM_API extern shmem_ctx_t const SHMEM_CTX_DEFAULT;
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
+typedef struct shoal_team *shmem_team_t;
+SHMEM_API extern shmem_team_t const SHMEM_TEAM_WORLD;
+SHMEM_API extern shmem_team_t const SHMEM_TEAM_SHARED;
+/* The PEs of this host (an extension; on one host the same as SHMEM_TEAM_SHARED). */
+SHMEM_API extern shmem_team_t const SHMEMX_TEAM_NODE;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* OpenSHMEM 1.6 sessions: accepted as hints. */
+typedef struct {
+    long total_ops;
+} shmem_session_config_t;
+#define SHMEM_SESSION_TOTAL_OPS (1L << 0)
+#define SHMEM_SESSION_SAME_AMO (1L << 1)
+
 /* ---- setup, exit and query ------------------------------------------------- */
 SHMEM_API void shmem_init(void);
 SHMEM_API int shmem_init_thread(int requested, int *provided);
@@ -339,9 +358,80 @@ SHMEM_LEGACY_WAIT_TYPES(SHMEM_DECL_WAIT_LEGACY, unused)
 SHMEM_API void shmem_wait(long *ivar, long cmp_value);
 SHMEM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value);
 
-/* ---- collectives available in this release ----------------------------------- */
+/* ---- teams ------------------------------------------------------------------ */
+SHMEM_API int shmem_team_my_pe(shmem_team_t team);
+SHMEM_API int shmem_team_n_pes(shmem_team_t team);
+SHMEM_API int shmem_team_get_config(shmem_team_t team, long config_mask,
+                                    shmem_team_config_t *config);
+SHMEM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SHMEM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                       const shmem_team_config_t *config, long config_mask,
+                                       shmem_team_t *new_team);
+SHMEM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                                  const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                                  shmem_team_t *xaxis_team,
+                                  const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                  shmem_team_t *yaxis_team);
+SHMEM_API void shmem_team_destroy(shmem_team_t team);
+SHMEM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
+
+/* ---- contexts ---------------------------------------------------------------- */
+SHMEM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+SHMEM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+SHMEM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
+SHMEM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+SHMEM_API void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                                       const shmem_session_config_t *config, long config_mask);
+SHMEM_API void shmem_ctx_session_stop(shmem_ctx_t ctx);
+
+/* ---- signals ------------------------------------------------------------------ */
+#define SHMEM_DECL_PUT_SIGNAL(TYPE, NAME, ...)                                                 \
+    SHMEM_API void shmem_##NAME##_put_signal(TYPE *dest, const TYPE *source, size_t nelems,    \
+                                             uint64_t *sig_addr, uint64_t signal, int sig_op,  \
+                                             int pe);                                          \
+    SHMEM_API void shmem_ctx_##NAME##_put_signal(shmem_ctx_t ctx, TYPE *dest,                  \
+                                                 const TYPE *source, size_t nelems,            \
+                                                 uint64_t *sig_addr, uint64_t signal,          \
+                                                 int sig_op, int pe);                          \
+    SHMEM_API void shmem_##NAME##_put_signal_nbi(TYPE *dest, const TYPE *source,               \
+                                                 size_t nelems, uint64_t *sig_addr,            \
+                                                 uint64_t signal, int sig_op, int pe);         \
+    SHMEM_API void shmem_ctx_##NAME##_put_signal_nbi(shmem_ctx_t ctx, TYPE *dest,              \
+                                                     const TYPE *source, size_t nelems,        \
+                                                     uint64_t *sig_addr, uint64_t signal,      \
+                                                     int sig_op, int pe);
+SHMEM_RMA_TYPES(SHMEM_DECL_PUT_SIGNAL, unused)
+#undef SHMEM_DECL_PUT_SIGNAL
+#define SHMEM_DECL_PUT_SIGNAL_SIZED(BITS, ...)                                                 \
+    SHMEM_API void shmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,     \
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                            int pe);                                           \
+    SHMEM_API void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest,                   \
+                                                const void *source, size_t nelems,             \
+                                                uint64_t *sig_addr, uint64_t signal,           \
+                                                int sig_op, int pe);                           \
+    SHMEM_API void shmem_put##BITS##_signal_nbi(void *dest, const void *source,                \
+                                                size_t nelems, uint64_t *sig_addr,             \
+                                                uint64_t signal, int sig_op, int pe);          \
+    SHMEM_API void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest,               \
+                                                    const void *source, size_t nelems,         \
+                                                    uint64_t *sig_addr, uint64_t signal,       \
+                                                    int sig_op, int pe);
+SHMEM_SIZED_RMA(SHMEM_DECL_PUT_SIGNAL_SIZED, unused)
+SHMEM_DECL_PUT_SIGNAL_SIZED(mem, unused)
+#undef SHMEM_DECL_PUT_SIGNAL_SIZED
+SHMEM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+SHMEM_API void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+SHMEM_API void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+SHMEM_API void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+SHMEM_API void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+SHMEM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+
+/* ---- collectives ----------------------------------------------------------------- */
 SHMEM_API void shmem_barrier_all(void);
 SHMEM_API void shmem_sync_all(void);
+SHMEM_API int shmem_team_sync(shmem_team_t team);
+#include <shmem/collectives.h>
 
 /* ---- distributed locking ---------------------------------------------------- */
 SHMEM_API void shmem_set_lock(long *lock);

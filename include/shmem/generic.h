@@ -89,4 +89,27 @@ void shmem_generic_unsupported_type__()
 #define shmem_test_any_vector(...) SHMEM_G_SELECT_NOCTX(SHMEM_SYNC_BASE, test_any_vector, __VA_ARGS__)
 #define shmem_test_some_vector(...) SHMEM_G_SELECT_NOCTX(SHMEM_SYNC_BASE, test_some_vector, __VA_ARGS__)
 
+/* Signals: keyed on dest, with or without ctx. */
+#define shmem_put_signal(...) SHMEM_G_SELECT(SHMEM_RMA_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SHMEM_G_SELECT(SHMEM_RMA_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, put_signal_nbi, __VA_ARGS__)
+
+/* Team collectives: keyed on dest, the argument after the team. */
+#define SHMEM_G_SELECT_TEAM(LIST, OP, ...)                                                     \
+    _Generic(SHMEM_G_ARG2(__VA_ARGS__),                                                        \
+        LIST(SHMEM_G_ROW, OP) default: shmem_generic_unsupported_type__)(__VA_ARGS__)
+#define shmem_broadcast(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, broadcast, __VA_ARGS__)
+#define shmem_collect(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, collect, __VA_ARGS__)
+#define shmem_fcollect(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, fcollect, __VA_ARGS__)
+#define shmem_alltoall(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, alltoall, __VA_ARGS__)
+#define shmem_alltoalls(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, alltoalls, __VA_ARGS__)
+#define shmem_and_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, xor_reduce, __VA_ARGS__)
+#define shmem_max_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_MINMAX_BASE, max_reduce, __VA_ARGS__)
+#define shmem_min_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_MINMAX_BASE, min_reduce, __VA_ARGS__)
+#define shmem_sum_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_reduce, __VA_ARGS__)
+#define shmem_prod_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, prod_reduce, __VA_ARGS__)
+#define shmem_sum_inscan(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_inscan, __VA_ARGS__)
+#define shmem_sum_exscan(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_exscan, __VA_ARGS__)
+
 #endif

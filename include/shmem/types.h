@@ -104,4 +104,67 @@
     X(short, short, __VA_ARGS__)                                                               \
     SHMEM_LEGACY_AMO_TYPES(X, __VA_ARGS__)
 
+/* Reduction tables (team-based). Bitwise ops: the unsigned and fixed-width
+ * integer types; MAX/MIN: every integer and real type; SUM/PROD: those plus
+ * the complex types (C only: C++ has no _Complex). */
+#define SHMEM_REDUCE_UNSIGNED_BASE(X, ...)                                                     \
+    X(unsigned char, uchar, __VA_ARGS__)                                                       \
+    X(unsigned short, ushort, __VA_ARGS__)                                                     \
+    X(unsigned int, uint, __VA_ARGS__)                                                         \
+    X(unsigned long, ulong, __VA_ARGS__)                                                       \
+    X(unsigned long long, ulonglong, __VA_ARGS__)
+#define SHMEM_REDUCE_FIXED_ALIAS(X, ...)                                                       \
+    X(int8_t, int8, __VA_ARGS__)                                                               \
+    X(int16_t, int16, __VA_ARGS__)                                                             \
+    X(int32_t, int32, __VA_ARGS__)                                                             \
+    X(int64_t, int64, __VA_ARGS__)                                                             \
+    X(uint8_t, uint8, __VA_ARGS__)                                                             \
+    X(uint16_t, uint16, __VA_ARGS__)                                                           \
+    X(uint32_t, uint32, __VA_ARGS__)                                                           \
+    X(uint64_t, uint64, __VA_ARGS__)                                                           \
+    X(size_t, size, __VA_ARGS__)
+#define SHMEM_REDUCE_BITWISE_BASE(X, ...) SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__)
+#define SHMEM_REDUCE_BITWISE_TYPES(X, ...)                                                     \
+    SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__) SHMEM_REDUCE_FIXED_ALIAS(X, __VA_ARGS__)
+#define SHMEM_REDUCE_MINMAX_BASE(X, ...)                                                       \
+    X(char, char, __VA_ARGS__)                                                                 \
+    X(signed char, schar, __VA_ARGS__)                                                         \
+    X(short, short, __VA_ARGS__)                                                               \
+    X(int, int, __VA_ARGS__)                                                                   \
+    X(long, long, __VA_ARGS__)                                                                 \
+    X(long long, longlong, __VA_ARGS__)                                                        \
+    SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__)                                                 \
+    X(float, float, __VA_ARGS__)                                                               \
+    X(double, double, __VA_ARGS__)                                                             \
+    X(long double, longdouble, __VA_ARGS__)
+#define SHMEM_REDUCE_MINMAX_TYPES(X, ...)                                                      \
+    SHMEM_REDUCE_MINMAX_BASE(X, __VA_ARGS__)                                                   \
+    X(ptrdiff_t, ptrdiff, __VA_ARGS__)                                                         \
+    SHMEM_REDUCE_FIXED_ALIAS(X, __VA_ARGS__)
+#ifndef __cplusplus
+#define SHMEM_REDUCE_COMPLEX(X, ...)                                                           \
+    X(double _Complex, complexd, __VA_ARGS__)                                                  \
+    X(float _Complex, complexf, __VA_ARGS__)
+#else
+#define SHMEM_REDUCE_COMPLEX(X, ...)
+#endif
+#define SHMEM_REDUCE_ARITH_BASE(X, ...)                                                        \
+    SHMEM_REDUCE_MINMAX_BASE(X, __VA_ARGS__) SHMEM_REDUCE_COMPLEX(X, __VA_ARGS__)
+#define SHMEM_REDUCE_ARITH_TYPES(X, ...)                                                       \
+    SHMEM_REDUCE_MINMAX_TYPES(X, __VA_ARGS__) SHMEM_REDUCE_COMPLEX(X, __VA_ARGS__)
+
+/* Reduction tables (deprecated active-set TYPE_OP_to_all forms). */
+#define SHMEM_TOALL_BITWISE_TYPES(X, ...)                                                      \
+    X(short, short, __VA_ARGS__)                                                               \
+    X(int, int, __VA_ARGS__)                                                                   \
+    X(long, long, __VA_ARGS__)                                                                 \
+    X(long long, longlong, __VA_ARGS__)
+#define SHMEM_TOALL_MINMAX_TYPES(X, ...)                                                       \
+    SHMEM_TOALL_BITWISE_TYPES(X, __VA_ARGS__)                                                  \
+    X(float, float, __VA_ARGS__)                                                               \
+    X(double, double, __VA_ARGS__)                                                             \
+    X(long double, longdouble, __VA_ARGS__)
+#define SHMEM_TOALL_ARITH_TYPES(X, ...)                                                        \
+    SHMEM_TOALL_MINMAX_TYPES(X, __VA_ARGS__) SHMEM_REDUCE_COMPLEX(X, __VA_ARGS__)
+
 #endif

@@ -5,6 +5,7 @@
 #include <shmem.h>
 
 #include "core/amo.h"
+#include "core/team.h"
 
 /* One AMO routine with and without ctx. RET is the C return type; FETCHES
  * says whether it returns the old value. */
@@ -18,7 +19,7 @@
     TYPE shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)   \
     {                                                                                          \
         TYPE old;                                                                              \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, &old, pe);                   \
+        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, &old, SHOAL_CTX_PE(ctx, pe));                   \
         return old;                                                                            \
     }                                                                                          \
     void shmem_##NAME##_atomic_##OPNAME##_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe)     \
@@ -28,7 +29,7 @@
     void shmem_ctx_##NAME##_atomic_##OPNAME##_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,    \
                                                   TYPE value, int pe)                          \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, fetch, pe);                  \
+        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, fetch, SHOAL_CTX_PE(ctx, pe));                  \
     }
 
 #define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP)                                          \
@@ -38,7 +39,7 @@
     }                                                                                          \
     void shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)   \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, NULL, pe);                   \
+        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, NULL, SHOAL_CTX_PE(ctx, pe));                   \
     }
 
 /* fetch, set and swap: the extended AMO types. */
@@ -52,7 +53,7 @@
     }                                                                                          \
     TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe)          \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch(source, pe);                                        \
+        return shmem_##NAME##_atomic_fetch(source, SHOAL_CTX_PE(ctx, pe));                                        \
     }                                                                                          \
     void shmem_##NAME##_atomic_fetch_nbi(TYPE *fetch, const TYPE *source, int pe)              \
     {                                                                                          \
@@ -62,7 +63,7 @@
     void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch, const TYPE *source, \
                                              int pe)                                           \
     {                                                                                          \
-        shmem_##NAME##_atomic_fetch_nbi(fetch, source, pe);                                    \
+        shmem_##NAME##_atomic_fetch_nbi(fetch, source, SHOAL_CTX_PE(ctx, pe));                                    \
     }                                                                                          \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                      \
     SHOAL_AMO_FETCHING(TYPE, NAME, swap, SHOAL_AMO_SWAP)
@@ -79,7 +80,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest, TYPE cond,        \
                                                 TYPE value, int pe)                            \
     {                                                                                          \
-        return shmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                      \
+        return shmem_##NAME##_atomic_compare_swap(dest, cond, value, SHOAL_CTX_PE(ctx, pe));                      \
     }                                                                                          \
     void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *fetch, TYPE *dest, TYPE cond,            \
                                                 TYPE value, int pe)                            \
@@ -89,7 +90,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     void shmem_ctx_##NAME##_atomic_compare_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,  \
                                                     TYPE cond, TYPE value, int pe)             \
     {                                                                                          \
-        shmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, pe);                  \
+        shmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, SHOAL_CTX_PE(ctx, pe));                  \
     }                                                                                          \
     TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                                   \
     {                                                                                          \
@@ -97,7 +98,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     }                                                                                          \
     TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe)              \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                   \
+        return shmem_##NAME##_atomic_fetch_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                   \
     }                                                                                          \
     void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *fetch, TYPE *dest, int pe)                  \
     {                                                                                          \
@@ -106,7 +107,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,     \
                                                  int pe)                                       \
     {                                                                                          \
-        shmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, pe);                               \
+        shmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, SHOAL_CTX_PE(ctx, pe));                               \
     }                                                                                          \
     void shmem_##NAME##_atomic_inc(TYPE *dest, int pe)                                         \
     {                                                                                          \
@@ -114,7 +115,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     }                                                                                          \
     void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe)                    \
     {                                                                                          \
-        shmem_##NAME##_atomic_add(dest, 1, pe);                                                \
+        shmem_##NAME##_atomic_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                                \
     }                                                                                          \
     SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                             \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, add, SHOAL_AMO_ADD)

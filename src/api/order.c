@@ -27,19 +27,6 @@ void shmem_pe_quiet(const int *target_pes, size_t npes)
     shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 
-void shmem_barrier_all(void)
-{
-    SHOAL_REQUIRE_INIT(__func__);
-    shoal_quiet();
-    shoal_sync_world();
-}
-
-void shmem_sync_all(void)
-{
-    SHOAL_REQUIRE_INIT(__func__);
-    shoal_sync_world();
-}
-
 void shmem_set_lock(long *lock) { shoal_lock_set(__func__, lock); }
 void shmem_clear_lock(long *lock) { shoal_lock_clear(__func__, lock); }
 int shmem_test_lock(long *lock) { return shoal_lock_test(__func__, lock); }

@@ -15,13 +15,6 @@
 #include "transport/transport.h"
 #include "util/log.h"
 
-/* The default context; its address is the handle. */
-struct shoal_ctx {
-    int unused;
-};
-static struct shoal_ctx ctx_default;
-shmem_ctx_t const SHMEM_CTX_DEFAULT = &ctx_default;
-
 void shmem_init(void)
 {
     if (shoal_init(SHMEM_THREAD_SINGLE) != SHOAL_OK)

@@ -21,6 +21,7 @@
 #include "core/error.h"
 #include "core/init.h"
 #include "core/state.h"
+#include "core/team.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -77,7 +78,8 @@ static void choose_wait_spin(void)
 static shoal_status_t create_segments(void)
 {
     shoal_status_t status;
-    size_t heap_size = SHOAL_INTERNAL_SIZE + shoal_env.symmetric_size;
+    shoal.internal_size = shoal_internal_size(shoal_env.teams_max);
+    size_t heap_size = shoal.internal_size + shoal_env.symmetric_size;
     heap_size = (heap_size + 4095) & ~(size_t)4095;
     status = shoal_segment_create("shoal-heap", heap_size, SHOAL_HEAP_SEGMENT_ALIGN,
                                   &shoal.segs[SHOAL_SEGMENT_HEAP]);
@@ -147,23 +149,26 @@ shoal_status_t shoal_init(int requested_thread_level)
     const shoal_segment_t *heap = &shoal.segs[SHOAL_SEGMENT_HEAP];
     const shoal_segment_t *data = &shoal.segs[SHOAL_SEGMENT_DATA];
     shoal.internal = (shoal_internal_t *)heap->base;
-    status = shoal_heap_init(&shoal.heap, heap->base + SHOAL_INTERNAL_SIZE,
-                             heap->size - SHOAL_INTERNAL_SIZE);
+    status = shoal_heap_init(&shoal.heap, heap->base + shoal.internal_size,
+                             heap->size - shoal.internal_size);
     if (status != SHOAL_OK)
         goto out_mappings;
     shoal.heap_base = (uintptr_t)heap->base;
     shoal.heap_size = heap->size;
     shoal.data_base = (uintptr_t)data->base;
     shoal.data_size = data->size;
-    shoal.barrier_epoch = 0;
     shoal.alloc_calls = 0;
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                          : requested_thread_level;
 
+    shoal.npes = shoal.bs.npes;
+    shoal_teams_init();
     status = shoal_bootstrap_barrier(&shoal.bs);
-    if (status != SHOAL_OK)
+    if (status != SHOAL_OK) {
+        shoal.npes = 0;
         goto out_heap;
-    shoal.npes = shoal.bs.npes; /* from here on the data path is open */
+    }
+    /* From here on the data path is open. */
     shoal.initialized = 1;
     shoal.init_count = 1;
     shoal.finalized = 0;
@@ -200,6 +205,7 @@ void shoal_finalize(void)
     shoal.initialized = 0;
     shoal.finalized = 1;
     shoal.npes = 0; /* closes the data path */
+    shoal_teams_finalize();
     shoal.heap_size = 0;
     shoal.data_size = 0;
     shoal_heap_finalize(&shoal.heap);

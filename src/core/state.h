@@ -19,12 +19,29 @@
 /* Most dissemination rounds a barrier can need (2^32 PEs). */
 #define SHOAL_BARRIER_ROUNDS 32
 
-/* Library-internal symmetric data, at the start of every PE's heap segment.
- * Peers write into it (barrier flags) through the same mappings as user data. */
+/* The synchronization words of one collective context (a team's slot, or a
+ * user's pSync array for the active-set forms): barrier counters, then a few
+ * words collectives exchange (for example each PE's element count in
+ * shmem_collect). SHMEM_*_SYNC_SIZE in shmem.h leaves room for all of them. */
+#define SHOAL_PSYNC_SCRATCH SHOAL_BARRIER_ROUNDS
+#define SHOAL_PSYNC_WORDS (SHOAL_BARRIER_ROUNDS + 8)
+
 typedef struct {
-    uint64_t barrier_flag[SHOAL_BARRIER_ROUNDS] __attribute__((aligned(64)));
+    uint64_t word[SHOAL_PSYNC_WORDS];
+} __attribute__((aligned(64))) shoal_psync_t;
+
+/* Most teams that can be alive at once (SHOAL_TEAMS_MAX is capped here). */
+#define SHOAL_TEAMS_LIMIT 4096
+
+/* Library-internal symmetric data, at the start of every PE's heap segment.
+ * Peers read and write it through the same mappings as user data. */
+typedef struct {
     /* Collective allocation checks, double-buffered by call parity. */
     uint64_t alloc_args[2][2] __attribute__((aligned(64)));
+    /* Team slots this PE has free, published while a team is being split. */
+    uint64_t team_free[SHOAL_TEAMS_LIMIT / 64] __attribute__((aligned(64)));
+    /* One synchronization area per team slot (SHOAL_TEAMS_MAX of them). */
+    shoal_psync_t team_psync[];
 } shoal_internal_t;
 
 /* The heap segment starts at a multiple of this in every PE, so an address's
@@ -32,7 +49,11 @@ typedef struct {
 #define SHOAL_HEAP_SEGMENT_ALIGN ((size_t)1 << 30)
 
 /* Bytes reserved for shoal_internal_t in front of the user heap. */
-#define SHOAL_INTERNAL_SIZE ((size_t)64 << 10)
+static inline size_t shoal_internal_size(unsigned teams_max)
+{
+    size_t bytes = sizeof(shoal_internal_t) + (size_t)teams_max * sizeof(shoal_psync_t);
+    return (bytes + 65535) & ~(size_t)65535;
+}
 
 typedef struct {
     /* --- fast path --- */
@@ -53,8 +74,8 @@ typedef struct {
     shoal_bootstrap_t bs;
     shoal_segment_t segs[SHOAL_SEGMENT_COUNT];
     shoal_internal_t *internal;
+    size_t internal_size;
     shoal_heap_t heap; /* allocator over the user part of the heap segment */
-    uint64_t barrier_epoch;
     unsigned alloc_calls;
     pthread_mutex_t lock; /* serializes init, allocation and barriers across threads */
 } shoal_state_t;

@@ -28,6 +28,12 @@
     X(SHOAL_WAIT_YIELD_US, uint, wait_yield_us, "2000",                                        \
       "Microseconds a waiting PE yields (sched_yield) before it starts to sleep between "      \
       "polls.")                                                                                \
+    X(SHOAL_TEAMS_MAX, uint, teams_max, "64",                                                  \
+      "Most teams alive at once, the predefined ones included (at most 4096). Each takes "     \
+      "320 bytes of every PE's symmetric heap segment.")                                       \
+    X(SHOAL_REDUCE_TWO_SHOT_BYTES, size, reduce_two_shot_bytes, "16k",                         \
+      "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "  \
+      "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")   \
     X(SHOAL_WAIT_SLEEP_US, uint, wait_sleep_us, "50",                                          \
       "Longest sleep between polls of a PE that has waited long; bounds the added latency.")
 

@@ -1,0 +1,245 @@
+/*
+ * Collective entry points: team-based routines, the 1.6 scans and the
+ * deprecated active-set forms, generated from the type tables. Each checks
+ * its team or active set and calls the untyped algorithm in src/coll/.
+ */
+#include <shmem.h>
+
+#include "coll/coll.h"
+#include "core/barrier.h"
+#include "core/error.h"
+#include "core/team.h"
+
+#define TEAM_SET(fn, team) (shoal_team_check(fn, team), &(team)->set)
+
+static void check_root(const char *fn, const shoal_peset_t *set, int root)
+{
+    if (root < 0 || root >= set->size)
+        shoal_fatal("%s: PE_root %d is out of range; the set has %d PEs", fn, root, set->size);
+}
+
+/* ---- team-based data movement ---- */
+
+static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
+                          size_t nbytes, int root)
+{
+    const shoal_peset_t *set = TEAM_SET(fn, team);
+    check_root(fn, set, root);
+    shoal_coll_broadcast(fn, set, shoal_team_psync(team), dest, source, nbytes, root, 1);
+    return 0;
+}
+
+#define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                    \
+    int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,            \
+                                 size_t nelems, int PE_root)                                   \
+    {                                                                                          \
+        return team_broadcast(__func__, team, dest, source, nelems * sizeof(TYPE), PE_root);   \
+    }                                                                                          \
+    int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,              \
+                               size_t nelems)                                                  \
+    {                                                                                          \
+        shoal_coll_collect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,   \
+                           source, nelems * sizeof(TYPE));                                     \
+        return 0;                                                                              \
+    }                                                                                          \
+    int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,             \
+                                size_t nelems)                                                 \
+    {                                                                                          \
+        shoal_coll_fcollect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,  \
+                            source, nelems * sizeof(TYPE));                                    \
+        return 0;                                                                              \
+    }                                                                                          \
+    int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,             \
+                                size_t nelems)                                                 \
+    {                                                                                          \
+        shoal_coll_alltoall(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,  \
+                            source, nelems * sizeof(TYPE));                                    \
+        return 0;                                                                              \
+    }                                                                                          \
+    int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,            \
+                                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems)                  \
+    {                                                                                          \
+        shoal_coll_alltoalls(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, \
+                             source, dst, sst, sizeof(TYPE), nelems);                          \
+        return 0;                                                                              \
+    }
+SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
+
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root)
+{
+    return team_broadcast(__func__, team, dest, source, nelems, PE_root);
+}
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    shoal_coll_collect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+                       nelems);
+    return 0;
+}
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    shoal_coll_fcollect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+                        nelems);
+    return 0;
+}
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    shoal_coll_alltoall(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+                        nelems);
+    return 0;
+}
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{
+    shoal_coll_alltoalls(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+                         dst, sst, 1, nelems);
+    return 0;
+}
+
+/* ---- reduction operators: one combine function per (type, operation) ---- */
+
+#define SHOAL_OP_and(a, b) ((a) & (b))
+#define SHOAL_OP_or(a, b) ((a) | (b))
+#define SHOAL_OP_xor(a, b) ((a) ^ (b))
+#define SHOAL_OP_max(a, b) ((a) > (b) ? (a) : (b))
+#define SHOAL_OP_min(a, b) ((a) < (b) ? (a) : (b))
+#define SHOAL_OP_sum(a, b) ((a) + (b))
+#define SHOAL_OP_prod(a, b) ((a) * (b))
+
+#define SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP)                                                    \
+    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                     \
+    {                                                                                          \
+        TYPE *a = acc;                                                                         \
+        const TYPE *b = in;                                                                    \
+        for (size_t i = 0; i < n; i++)                                                         \
+            a[i] = SHOAL_OP_##OP(a[i], b[i]);                                                  \
+    }                                                                                          \
+    static const shoal_reduce_op_t op_##NAME##_##OP = {sizeof(TYPE), combine_##NAME##_##OP};
+
+/* Team-based reductions and the active-set TYPE_OP_to_all forms share operators. */
+#define SHOAL_DEF_REDUCE(TYPE, NAME, OP)                                                       \
+    int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source,        \
+                                     size_t nreduce)                                           \
+    {                                                                                          \
+        shoal_coll_reduce(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,    \
+                          source, nreduce, &op_##NAME##_##OP);                                 \
+        return 0;                                                                              \
+    }
+#define SHOAL_DEF_TO_ALL(TYPE, NAME, OP)                                                       \
+    void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *source, int nreduce,             \
+                                      int PE_start, int logPE_stride, int PE_size, TYPE *pWrk, \
+                                      long *pSync)                                             \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        (void)pWrk; /* the algorithms need no symmetric work array */                         \
+        if (nreduce < 0)                                                                       \
+            shoal_fatal("%s: nreduce %d is negative", __func__, nreduce);                      \
+        shoal_coll_reduce(__func__, &set, (uint64_t *)pSync, dest, source, (size_t)nreduce,    \
+                          &op_##NAME##_##OP);                                                  \
+    }
+
+#define SHOAL_DEF_REDUCE_ALL(TYPE, NAME, OP) SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP) SHOAL_DEF_REDUCE(TYPE, NAME, OP)
+SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, and)
+SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, or)
+SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, xor)
+SHMEM_REDUCE_MINMAX_TYPES(SHOAL_DEF_REDUCE_ALL, max)
+SHMEM_REDUCE_MINMAX_TYPES(SHOAL_DEF_REDUCE_ALL, min)
+SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_REDUCE_ALL, sum)
+SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_REDUCE_ALL, prod)
+
+/* The active-set tables add short, int, long and long long to the bitwise
+ * operations; the rest of their types already have operators above. */
+#define SHOAL_DEF_OP_SIGNED_BITWISE(TYPE, NAME, OP) SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP)
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_OP_SIGNED_BITWISE, and)
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_OP_SIGNED_BITWISE, or)
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_OP_SIGNED_BITWISE, xor)
+
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_TO_ALL, and)
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_TO_ALL, or)
+SHMEM_TOALL_BITWISE_TYPES(SHOAL_DEF_TO_ALL, xor)
+SHMEM_TOALL_MINMAX_TYPES(SHOAL_DEF_TO_ALL, max)
+SHMEM_TOALL_MINMAX_TYPES(SHOAL_DEF_TO_ALL, min)
+SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, sum)
+SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
+
+/* ---- scans (1.6) ---- */
+#define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                        \
+    int shmem_##NAME##_sum_inscan(shmem_team_t team, TYPE *dest, const TYPE *source,           \
+                                  size_t nelems)                                               \
+    {                                                                                          \
+        shoal_coll_scan(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,      \
+                        source, nelems, &op_##NAME##_sum, 1);                                  \
+        return 0;                                                                              \
+    }                                                                                          \
+    int shmem_##NAME##_sum_exscan(shmem_team_t team, TYPE *dest, const TYPE *source,           \
+                                  size_t nelems)                                               \
+    {                                                                                          \
+        shoal_coll_scan(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,      \
+                        source, nelems, &op_##NAME##_sum, 0);                                  \
+        return 0;                                                                              \
+    }
+SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
+
+/* ---- barriers ---- */
+
+void shmem_barrier_all(void)
+{
+    SHOAL_REQUIRE_INIT(__func__);
+    shoal_quiet();
+    shoal_coll_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+}
+
+void shmem_sync_all(void)
+{
+    SHOAL_REQUIRE_INIT(__func__);
+    shoal_coll_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+}
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);
+    shoal_quiet();
+    shoal_coll_barrier(&set, (uint64_t *)pSync);
+}
+
+/* ---- deprecated active-set data movement ---- */
+#define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                        \
+    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,     \
+                               int PE_start, int logPE_stride, int PE_size, long *pSync)       \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        check_root(__func__, &set, PE_root);                                                   \
+        shoal_coll_broadcast(__func__, &set, (uint64_t *)pSync, dest, source,                  \
+                             nelems * (BITS / 8), PE_root, 0);                                 \
+    }                                                                                          \
+    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,      \
+                             int logPE_stride, int PE_size, long *pSync)                       \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_coll_collect(__func__, &set, (uint64_t *)pSync, dest, source,                    \
+                           nelems * (BITS / 8));                                               \
+    }                                                                                          \
+    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
+                              int logPE_stride, int PE_size, long *pSync)                      \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_coll_fcollect(__func__, &set, (uint64_t *)pSync, dest, source,                   \
+                            nelems * (BITS / 8));                                              \
+    }                                                                                          \
+    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
+                              int logPE_stride, int PE_size, long *pSync)                      \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_coll_alltoall(__func__, &set, (uint64_t *)pSync, dest, source,                   \
+                            nelems * (BITS / 8));                                              \
+    }                                                                                          \
+    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,   \
+                               size_t nelems, int PE_start, int logPE_stride, int PE_size,     \
+                               long *pSync)                                                    \
+    {                                                                                          \
+        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_coll_alltoalls(__func__, &set, (uint64_t *)pSync, dest, source, dst, sst,        \
+                             BITS / 8, nelems);                                                \
+    }
+SHOAL_DEF_ACTIVE_SET(32, unused)
+SHOAL_DEF_ACTIVE_SET(64, unused)

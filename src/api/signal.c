@@ -1,0 +1,81 @@
+/*
+ * Put-with-signal, signal updates and signal waits.
+ */
+#include <shmem.h>
+
+#include "core/barrier.h"
+#include "core/signal.h"
+#include "core/team.h"
+#include "core/wait.h"
+
+void shoal_signal_bad_op(const char *fn, int sig_op)
+{
+    shoal_fatal("%s: sig_op %d is not a signal operation; use SHMEM_SIGNAL_SET or "
+                "SHMEM_SIGNAL_ADD",
+                fn, sig_op);
+}
+
+/* NAME(suffix) spells the routine; ELEM is the element size. */
+#define SHOAL_DEF_PUT_SIGNAL_OPS(NAME, CTXNAME, TYPE, ELEM)                                    \
+    void NAME(TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,               \
+              uint64_t signal, int sig_op, int pe)                                             \
+    {                                                                                          \
+        shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
+                         pe);                                                                  \
+    }                                                                                          \
+    void CTXNAME(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems,               \
+                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)                      \
+    {                                                                                          \
+        shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
+                         SHOAL_CTX_PE(ctx, pe));                                               \
+    }
+
+#define SHOAL_DEF_PUT_SIGNAL_TYPED(TYPE, NAME, ...)                                            \
+    SHOAL_DEF_PUT_SIGNAL_OPS(shmem_##NAME##_put_signal, shmem_ctx_##NAME##_put_signal, TYPE,   \
+                             sizeof(TYPE))                                                     \
+    SHOAL_DEF_PUT_SIGNAL_OPS(shmem_##NAME##_put_signal_nbi, shmem_ctx_##NAME##_put_signal_nbi, \
+                             TYPE, sizeof(TYPE))
+SHMEM_RMA_TYPES(SHOAL_DEF_PUT_SIGNAL_TYPED, unused)
+
+#define SHOAL_DEF_PUT_SIGNAL_SIZED(BITS, ELEM)                                                 \
+    SHOAL_DEF_PUT_SIGNAL_OPS(shmem_put##BITS##_signal, shmem_ctx_put##BITS##_signal, void,     \
+                             ELEM)                                                             \
+    SHOAL_DEF_PUT_SIGNAL_OPS(shmem_put##BITS##_signal_nbi, shmem_ctx_put##BITS##_signal_nbi,   \
+                             void, ELEM)
+SHOAL_DEF_PUT_SIGNAL_SIZED(8, 1)
+SHOAL_DEF_PUT_SIGNAL_SIZED(16, 2)
+SHOAL_DEF_PUT_SIGNAL_SIZED(32, 4)
+SHOAL_DEF_PUT_SIGNAL_SIZED(64, 8)
+SHOAL_DEF_PUT_SIGNAL_SIZED(128, 16)
+SHOAL_DEF_PUT_SIGNAL_SIZED(mem, 1)
+
+uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
+{
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}
+
+void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, pe);
+}
+
+void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, SHOAL_CTX_PE(ctx, pe));
+}
+
+void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
+}
+
+void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+{
+    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, SHOAL_CTX_PE(ctx, pe));
+}
+
+uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+{
+    shoal_wait_one(__func__, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
+    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+}

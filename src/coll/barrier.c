@@ -1,0 +1,25 @@
+/*
+ * The dissemination barrier over counting semaphores. In round r, the PE at
+ * index i adds one to the round-r counter of index (i + 2^r) mod N and waits
+ * for its own round-r counter to be positive, then takes one from it. A peer
+ * that runs ahead into the next barrier just adds again; nothing is lost and
+ * the counters are back at zero whenever no barrier is in progress.
+ */
+#include "coll/coll.h"
+#include "core/backoff.h"
+#include "core/peer.h"
+
+void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync)
+{
+    const int n = set->size, me = set->my_index;
+    for (int round = 0, dist = 1; dist < n; round++, dist <<= 1) {
+        int to = shoal_peset_world(set, (me + dist) % n);
+        uint64_t *remote = shoal_peer_addr_or_fail("barrier", "pSync", &psync[round],
+                                                   sizeof(uint64_t), to);
+        __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+        while (__atomic_load_n(&psync[round], __ATOMIC_ACQUIRE) == 0)
+            shoal_backoff(&b);
+        __atomic_fetch_sub(&psync[round], 1, __ATOMIC_ACQ_REL);
+    }
+}

@@ -1,0 +1,55 @@
+/*
+ * Collective algorithms over a set of PEs on one host. Each PE reads its
+ * peers' symmetric buffers directly through the peer mappings, so data moves
+ * once (a pull), and PEs synchronize through counters in a psync area: a
+ * team's slot, or the user's pSync for the deprecated active-set forms.
+ *
+ * One entry point per collective; the algorithm inside is chosen by size
+ * and team size. An inter-node algorithm can be added behind the same
+ * entry points.
+ */
+#ifndef SHOAL_COLL_H
+#define SHOAL_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/team.h"
+
+/* Dissemination barrier: ceil(log2 N) rounds of one remote atomic add and
+ * one local wait on counting semaphores, which return to zero, so a user's
+ * pSync is left as it was given. */
+void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync);
+
+/* `update_root`: team broadcasts also write dest on the root; active-set ones do not. */
+void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                          const void *source, size_t nbytes, int root, int update_root);
+void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                         const void *source, size_t nbytes);
+void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                        const void *source, size_t nbytes);
+void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                         const void *source, size_t nbytes);
+void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                          const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t elem,
+                          size_t nelems);
+
+/* A reduction operator on one element type. */
+typedef struct {
+    size_t elem;
+    /* acc[i] = acc[i] OP in[i] for i < n */
+    void (*combine)(void *acc, const void *in, size_t n);
+} shoal_reduce_op_t;
+
+void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                       const void *source, size_t count, const shoal_reduce_op_t *op);
+/* Prefix sums: PE i gets the sum over PEs 0..i (inclusive) or 0..i-1. */
+void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                     const void *source, size_t count, const shoal_reduce_op_t *op,
+                     int inclusive);
+
+/* The active set (PE_start, logPE_stride, PE_size) as a PE set; ends the job
+ * with a message naming `fn` if it is malformed or this PE is not in it. */
+shoal_peset_t shoal_active_set(const char *fn, int PE_start, int logPE_stride, int PE_size);
+
+#endif

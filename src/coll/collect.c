@@ -1,0 +1,48 @@
+/*
+ * fcollect and collect: every PE pulls every PE's block into its own dest,
+ * in team order. For collect the block sizes differ, so each PE first
+ * publishes its size in the psync scratch word and reads everyone's to find
+ * its offsets.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/error.h"
+#include "core/peer.h"
+
+void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                         const void *source, size_t nbytes)
+{
+    shoal_coll_barrier(set, psync);
+    if (nbytes > 0)
+        for (int i = 0; i < set->size; i++) {
+            const void *src = shoal_peer_addr_or_fail(fn, "source", source, nbytes,
+                                                      shoal_peset_world(set, i));
+            memcpy((char *)dest + (size_t)i * nbytes, src, nbytes);
+        }
+    shoal_coll_barrier(set, psync);
+}
+
+void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                        const void *source, size_t nbytes)
+{
+    uint64_t *my_size = &psync[SHOAL_PSYNC_SCRATCH];
+    __atomic_store_n(my_size, (uint64_t)nbytes, __ATOMIC_RELAXED);
+    shoal_coll_barrier(set, psync);
+    size_t offset = 0;
+    for (int i = 0; i < set->size; i++) {
+        int pe = shoal_peset_world(set, i);
+        const uint64_t *their_size =
+            shoal_peer_addr_or_fail(fn, "pSync", my_size, sizeof(uint64_t), pe);
+        size_t len = (size_t)__atomic_load_n(their_size, __ATOMIC_RELAXED);
+        if (len > 0) {
+            const void *src = shoal_peer_addr_or_fail(fn, "source", source, len, pe);
+            memcpy((char *)dest + offset, src, len);
+        }
+        offset += len;
+    }
+    shoal_coll_barrier(set, psync);
+    /* Everyone has read it: restore the word (a user's pSync must come back as given). */
+    __atomic_store_n(my_size, 0, __ATOMIC_RELAXED);
+}

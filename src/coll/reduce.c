@@ -1,0 +1,125 @@
+/*
+ * Reductions and scans. Every PE combines the sources in team order, so all
+ * PEs get bitwise-identical results, floats included.
+ *   one shot: each PE reads every source and reduces the whole array; for an
+ *             in-place call the result goes to a private buffer first.
+ *   two shot: each PE reduces one slice into its dest, then every PE gathers
+ *             the other slices from their owners' dest: each PE reads about
+ *             2x the array instead of N x. Used from SHOAL_REDUCE_TWO_SHOT_BYTES
+ *             up on 3 or more PEs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/error.h"
+#include "core/peer.h"
+#include "util/env.h"
+
+/* Elements combined per step: keeps the accumulator in cache. */
+#define CHUNK_BYTES ((size_t)32 << 10)
+
+static const char *peer_source(const char *fn, const shoal_peset_t *set, int index,
+                               const void *source, size_t nbytes)
+{
+    return shoal_peer_addr_or_fail(fn, "source", source, nbytes, shoal_peset_world(set, index));
+}
+
+/* out[0..count) = source_first OP ... OP source_last (team indices, inclusive). */
+static void combine_range(const char *fn, const shoal_peset_t *set, int first, int last, char *out,
+                          const char *source, size_t begin, size_t count,
+                          const shoal_reduce_op_t *op)
+{
+    const size_t elem = op->elem, chunk = CHUNK_BYTES / elem ? CHUNK_BYTES / elem : 1;
+    const size_t total = (begin + count) * elem;
+    for (size_t done = 0; done < count; done += chunk) {
+        size_t n = count - done < chunk ? count - done : chunk;
+        size_t off = (begin + done) * elem;
+        memcpy(out + done * elem, peer_source(fn, set, first, source, total) + off, n * elem);
+        for (int i = first + 1; i <= last; i++)
+            op->combine(out + done * elem, peer_source(fn, set, i, source, total) + off, n);
+    }
+}
+
+static void *private_buffer(const char *fn, size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (p == NULL)
+        shoal_fatal("%s: cannot allocate %zu bytes of private scratch memory", fn, bytes);
+    return p;
+}
+
+static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
+                            const char *source, size_t count, const shoal_reduce_op_t *op)
+{
+    const int n = set->size, me = set->my_index;
+    const size_t base = count / (size_t)n, extra = count % (size_t)n, elem = op->elem;
+#define SLICE_BEGIN(k) ((size_t)(k) * base + ((size_t)(k) < extra ? (size_t)(k) : extra))
+#define SLICE_LEN(k) (base + ((size_t)(k) < extra ? 1 : 0))
+    size_t len = SLICE_LEN(me), begin = SLICE_BEGIN(me);
+    char *tmp = private_buffer(fn, len * elem);
+    combine_range(fn, set, 0, n - 1, tmp, source, begin, len, op);
+    /* Others read only their own slice of my source, so writing mine is safe in place too. */
+    memcpy(dest + begin * elem, tmp, len * elem);
+    free(tmp);
+    shoal_coll_barrier(set, psync);
+    for (int k = 0; k < n; k++) {
+        if (k == me || SLICE_LEN(k) == 0)
+            continue;
+        const char *owner =
+            shoal_peer_addr_or_fail(fn, "dest", dest, count * elem, shoal_peset_world(set, k));
+        memcpy(dest + SLICE_BEGIN(k) * elem, owner + SLICE_BEGIN(k) * elem, SLICE_LEN(k) * elem);
+    }
+#undef SLICE_BEGIN
+#undef SLICE_LEN
+}
+
+/* Reduces PEs first..last into dest; in place, through a private buffer. */
+static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                            char *dest, const char *source, size_t count,
+                            const shoal_reduce_op_t *op, int first, int last)
+{
+    const size_t bytes = count * op->elem;
+    if (dest != source) {
+        combine_range(fn, set, first, last, dest, source, 0, count, op);
+        return;
+    }
+    char *tmp = private_buffer(fn, bytes);
+    combine_range(fn, set, first, last, tmp, source, 0, count, op);
+    shoal_coll_barrier(set, psync); /* nobody reads my source any more */
+    memcpy(dest, tmp, bytes);
+    free(tmp);
+}
+
+void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                       const void *source, size_t count, const shoal_reduce_op_t *op)
+{
+    shoal_coll_barrier(set, psync);
+    if (count > 0 && set->size >= 3 && count * op->elem >= shoal_env.reduce_two_shot_bytes &&
+        count >= (size_t)set->size) {
+        reduce_two_shot(fn, set, psync, dest, source, count, op);
+        shoal_coll_barrier(set, psync);
+        return;
+    }
+    if (count > 0)
+        reduce_one_shot(fn, set, psync, dest, source, count, op, 0, set->size - 1);
+    if (count == 0 || dest != source)
+        shoal_coll_barrier(set, psync); /* others may still read my source */
+}
+
+void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                     const void *source, size_t count, const shoal_reduce_op_t *op, int inclusive)
+{
+    const int last = inclusive ? set->my_index : set->my_index - 1;
+    shoal_coll_barrier(set, psync);
+    if (count > 0 && last < 0) {
+        /* The exclusive scan of the first PE is the sum of nothing: zero. */
+        shoal_coll_barrier(set, psync);
+        memset(dest, 0, count * op->elem);
+        return;
+    }
+    if (count > 0)
+        reduce_one_shot(fn, set, psync, dest, source, count, op, 0, last);
+    if (count == 0 || dest != source || last < 0)
+        shoal_coll_barrier(set, psync);
+}

@@ -1,0 +1,360 @@
+/*
+ * Team creation, query and destruction. Splits are collective over the
+ * parent team; the slot of a new team is the lowest slot free on every
+ * parent member, found by AND-ing the members' published free-slot bitmaps
+ * between two parent barriers. Members of disjoint teams may share a slot
+ * index, so all the x-axis (or y-axis) teams of a 2-D split share one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/error.h"
+#include "core/peer.h"
+#include "core/team.h"
+#include "util/env.h"
+#include "util/log.h"
+
+struct shoal_team shoal_team_world, shoal_team_shared;
+struct shoal_ctx shoal_ctx_default = {.team = &shoal_team_world, .options = 0};
+
+shmem_team_t const SHMEM_TEAM_WORLD = &shoal_team_world;
+shmem_team_t const SHMEM_TEAM_SHARED = &shoal_team_shared;
+shmem_team_t const SHMEMX_TEAM_NODE = &shoal_team_shared;
+shmem_ctx_t const SHMEM_CTX_DEFAULT = &shoal_ctx_default;
+
+#define SLOT_WORLD 0
+#define SLOT_SHARED 1
+
+/* Slots this PE uses; bit set = in use. */
+static uint64_t slots_used[SHOAL_TEAMS_LIMIT / 64];
+
+static void slot_mark(int slot, int used)
+{
+    if (used)
+        slots_used[slot / 64] |= 1ull << (slot % 64);
+    else
+        slots_used[slot / 64] &= ~(1ull << (slot % 64));
+}
+
+int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe)
+{
+    if (ctx == NULL)
+        shoal_fatal("%s: ctx is SHMEM_CTX_INVALID; create it with shmem_ctx_create first", fn);
+    shoal_fatal("%s: pe %d is out of range for the context's team of %d PEs", fn, pe,
+                ctx->team->set.size);
+}
+
+void shoal_team_check(const char *fn, shmem_team_t team)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    if (team == SHMEM_TEAM_INVALID)
+        shoal_fatal("%s: team is SHMEM_TEAM_INVALID; pass a team this PE belongs to", fn);
+    if (team->set.my_index < 0)
+        shoal_fatal("%s: this PE is not a member of the team", fn);
+}
+
+/* The world PEs of this host, if they form a progression; else just this PE. */
+static shoal_peset_t host_peset(void)
+{
+    int first = -1, second = -1, count = 0, last = -1, regular = 1;
+    for (int pe = 0; pe < shoal.npes; pe++) {
+        if (shoal.peers[pe].base[SHOAL_SEGMENT_HEAP] == NULL)
+            continue;
+        if (first < 0)
+            first = pe;
+        else if (second < 0)
+            second = pe;
+        else if (pe - last != second - first)
+            regular = 0;
+        last = pe;
+        count++;
+    }
+    if (!regular) {
+        SHOAL_DEBUG("the PEs of this host are not evenly spaced; SHMEM_TEAM_SHARED holds only "
+                    "this PE");
+        return (shoal_peset_t){shoal.my_pe, 1, 1, 0};
+    }
+    int stride = second < 0 ? 1 : second - first;
+    return (shoal_peset_t){first, stride, count, (shoal.my_pe - first) / stride};
+}
+
+void shoal_teams_init(void)
+{
+    memset(slots_used, 0, sizeof(slots_used));
+    shoal_team_world = (struct shoal_team){
+        .set = {0, 1, shoal.npes, shoal.my_pe}, .slot = SLOT_WORLD, .predefined = 1};
+    shoal_team_shared =
+        (struct shoal_team){.set = host_peset(), .slot = SLOT_SHARED, .predefined = 1};
+    slot_mark(SLOT_WORLD, 1);
+    slot_mark(SLOT_SHARED, 1);
+    for (unsigned s = shoal_env.teams_max; s < SHOAL_TEAMS_LIMIT; s++)
+        slot_mark((int)s, 1); /* beyond the configured slots: never free */
+}
+
+void shoal_teams_finalize(void)
+{
+    memset(slots_used, 0, sizeof(slots_used));
+}
+
+/* Collective over `parent`: the lowest slot free on every parent member, or -1. */
+static int agree_on_slot(const struct shoal_team *parent)
+{
+    const int words = SHOAL_TEAMS_LIMIT / 64;
+    for (int w = 0; w < words; w++)
+        shoal.internal->team_free[w] = ~slots_used[w];
+    shoal_coll_barrier(&parent->set, shoal_team_psync(parent));
+    uint64_t common[SHOAL_TEAMS_LIMIT / 64];
+    memcpy(common, shoal.internal->team_free, sizeof(common));
+    for (int i = 0; i < parent->set.size; i++) {
+        int pe = shoal_peset_world(&parent->set, i);
+        const uint64_t *theirs = shoal_peer_addr(shoal.internal->team_free, sizeof(common), pe);
+        for (int w = 0; w < words; w++)
+            common[w] &= __atomic_load_n(&theirs[w], __ATOMIC_RELAXED);
+    }
+    /* Nobody may overwrite its bitmap before everyone has read it. */
+    shoal_coll_barrier(&parent->set, shoal_team_psync(parent));
+    for (int w = 0; w < words; w++)
+        if (common[w] != 0)
+            return w * 64 + __builtin_ctzll(common[w]);
+    return -1;
+}
+
+static int valid_triplet(const struct shoal_team *parent, int start, int stride, int size)
+{
+    if (size < 1 || (stride == 0 && size != 1))
+        return 0;
+    long last = (long)start + (long)stride * (size - 1);
+    return start >= 0 && start < parent->set.size && last >= 0 && last < parent->set.size;
+}
+
+/* Builds this PE's handle for the subset (start, stride, size) of parent, or
+ * SHMEM_TEAM_INVALID when it is not a member. */
+static shmem_team_t make_team(const struct shoal_team *parent, int start, int stride, int size,
+                              int slot, const shmem_team_config_t *config, long mask)
+{
+    int me = parent->set.my_index, index = -1;
+    if (stride == 0)
+        index = me == start ? 0 : -1;
+    else if ((me - start) % stride == 0 && (me - start) / stride >= 0 &&
+             (me - start) / stride < size)
+        index = (me - start) / stride;
+    if (index < 0)
+        return SHMEM_TEAM_INVALID;
+    struct shoal_team *team = calloc(1, sizeof(*team));
+    if (team == NULL)
+        shoal_fatal("shmem_team_split: out of memory for a team handle");
+    team->set.start = shoal_peset_world(&parent->set, start);
+    team->set.stride = parent->set.stride * (stride == 0 ? 1 : stride);
+    team->set.size = size;
+    team->set.my_index = index;
+    team->slot = slot;
+    team->config_mask = mask;
+    if (config != NULL && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+        team->config.num_contexts = config->num_contexts;
+    /* The slot's words are already zero (a free slot's counters are back at
+     * zero), and a faster member may already be signalling into them. */
+    slot_mark(slot, 1);
+    return team;
+}
+
+static void report_no_slot(const char *fn, const struct shoal_team *parent)
+{
+    if (parent->set.my_index == 0)
+        SHOAL_ERROR("%s: no team slot is free on every PE of the parent team (SHOAL_TEAMS_MAX=%u "
+                    "teams, the predefined ones included); destroy unused teams or raise "
+                    "SHOAL_TEAMS_MAX",
+                    fn, shoal_env.teams_max);
+}
+
+int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team)
+{
+    if (new_team == NULL)
+        shoal_fatal("%s: new_team is NULL", __func__);
+    *new_team = SHMEM_TEAM_INVALID;
+    if (parent == SHMEM_TEAM_INVALID)
+        return 1;
+    shoal_team_check(__func__, parent);
+    if (!valid_triplet(parent, start, stride, size)) {
+        if (parent->set.my_index == 0)
+            SHOAL_ERROR("%s: (start %d, stride %d, size %d) does not fit in the parent team of "
+                        "%d PEs",
+                        __func__, start, stride, size, parent->set.size);
+        return 1;
+    }
+    pthread_mutex_lock(&shoal.lock);
+    int slot = agree_on_slot(parent);
+    if (slot >= 0)
+        *new_team = make_team(parent, start, stride, size, slot, config, config_mask);
+    else
+        report_no_slot(__func__, parent);
+    pthread_mutex_unlock(&shoal.lock);
+    return slot >= 0 ? 0 : 1;
+}
+
+int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t *xaxis_config,
+                        long xaxis_mask, shmem_team_t *xaxis_team,
+                        const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                        shmem_team_t *yaxis_team)
+{
+    if (xaxis_team == NULL || yaxis_team == NULL)
+        shoal_fatal("%s: xaxis_team and yaxis_team must not be NULL", __func__);
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (parent == SHMEM_TEAM_INVALID)
+        return 1;
+    shoal_team_check(__func__, parent);
+    if (xrange <= 0) {
+        if (parent->set.my_index == 0)
+            SHOAL_ERROR("%s: xrange %d must be positive", __func__, xrange);
+        return 1;
+    }
+    const int n = parent->set.size, me = parent->set.my_index;
+    if (xrange > n)
+        xrange = n;
+    const int x = me % xrange, y = me / xrange;
+    pthread_mutex_lock(&shoal.lock);
+    int xslot = agree_on_slot(parent);
+    if (xslot >= 0) /* taken before the y-axis agreement, so the two differ */
+        slot_mark(xslot, 1);
+    int yslot = xslot >= 0 ? agree_on_slot(parent) : -1;
+    if (yslot >= 0) {
+        int row_len = n - y * xrange < xrange ? n - y * xrange : xrange;
+        int col_len = (n - x + xrange - 1) / xrange;
+        *xaxis_team = make_team(parent, y * xrange, 1, row_len, xslot, xaxis_config, xaxis_mask);
+        *yaxis_team = make_team(parent, x, xrange, col_len, yslot, yaxis_config, yaxis_mask);
+    } else {
+        if (xslot >= 0)
+            slot_mark(xslot, 0);
+        report_no_slot(__func__, parent);
+    }
+    pthread_mutex_unlock(&shoal.lock);
+    return yslot >= 0 ? 0 : 1;
+}
+
+void shmem_team_destroy(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_INVALID)
+        return;
+    if (team->predefined) {
+        SHOAL_WARN("shmem_team_destroy: the predefined teams cannot be destroyed; ignored");
+        return;
+    }
+    pthread_mutex_lock(&shoal.lock);
+    if (shoal.initialized)
+        memset(shoal_team_psync(team), 0, sizeof(shoal_psync_t));
+    slot_mark(team->slot, 0);
+    pthread_mutex_unlock(&shoal.lock);
+    free(team);
+}
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_INVALID ? -1 : team->set.my_index;
+}
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+    return team == SHMEM_TEAM_INVALID ? -1 : team->set.size;
+}
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    if (team == SHMEM_TEAM_INVALID || config == NULL)
+        return 1;
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->config.num_contexts;
+    return 0;
+}
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
+        src_pe >= src_team->set.size)
+        return -1;
+    int world = shoal_peset_world(&src_team->set, src_pe);
+    const shoal_peset_t *d = &dest_team->set;
+    int offset = world - d->start;
+    if (d->size == 1)
+        return offset == 0 ? 0 : -1;
+    if (offset % d->stride != 0 || offset / d->stride < 0 || offset / d->stride >= d->size)
+        return -1;
+    return offset / d->stride;
+}
+
+void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+{
+    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->set.size)
+        return NULL;
+    return shmem_ptr(dest, shoal_peset_world(&team->set, pe));
+}
+
+int shmem_team_sync(shmem_team_t team)
+{
+    shoal_team_check(__func__, team);
+    shoal_coll_barrier(&team->set, shoal_team_psync(team));
+    return 0;
+}
+
+/* ---- contexts ---- */
+
+int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+{
+    if (ctx == NULL)
+        shoal_fatal("%s: ctx is NULL", __func__);
+    *ctx = SHMEM_CTX_INVALID;
+    if (team == SHMEM_TEAM_INVALID || team->set.my_index < 0)
+        return 1;
+    if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)) {
+        SHOAL_ERROR("%s: options 0x%lx has unknown bits; use SHMEM_CTX_SERIALIZED, "
+                    "SHMEM_CTX_PRIVATE and SHMEM_CTX_NOSTORE",
+                    __func__, (unsigned long)options);
+        return 1;
+    }
+    struct shoal_ctx *c = malloc(sizeof(*c));
+    if (c == NULL)
+        return 1;
+    c->team = team;
+    c->options = options;
+    *ctx = c;
+    return 0;
+}
+
+int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+{
+    SHOAL_REQUIRE_INIT(__func__);
+    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
+}
+
+void shmem_ctx_destroy(shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT)
+        return;
+    /* Destroying a context completes its operations (as shmem_ctx_quiet would). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    free(ctx);
+}
+
+int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+{
+    if (team == NULL)
+        return 1;
+    if (ctx == SHMEM_CTX_INVALID) {
+        *team = SHMEM_TEAM_INVALID;
+        return 1;
+    }
+    *team = ctx->team;
+    return 0;
+}
+
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t *config,
+                             long config_mask)
+{
+    (void)ctx, (void)options, (void)config, (void)config_mask; /* a hint */
+}
+
+void shmem_ctx_session_stop(shmem_ctx_t ctx)
+{
+    (void)ctx;
+}

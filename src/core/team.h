@@ -1,0 +1,71 @@
+/*
+ * Teams. Every team is an arithmetic progression of world PEs
+ * (start + i * stride, i < size): the predefined teams are, and splitting
+ * one (strided or 2-D) keeps that shape. Each team owns a slot: a
+ * synchronization area at the same offset of every member's internal heap
+ * region, agreed on when the team is made. The deprecated active-set
+ * collectives use the same PE-set description with the user's pSync.
+ */
+#ifndef SHOAL_CORE_TEAM_H
+#define SHOAL_CORE_TEAM_H
+
+#include <shmem.h>
+
+#include "core/state.h"
+
+/* A set of world PEs: start + i * stride for i in [0, size). */
+typedef struct {
+    int start;
+    int stride;
+    int size;
+    int my_index; /* this PE's index in the set, or -1 */
+} shoal_peset_t;
+
+struct shoal_team {
+    shoal_peset_t set;
+    int slot; /* index into shoal_internal_t.team_psync */
+    int predefined;
+    shmem_team_config_t config;
+    long config_mask;
+};
+
+struct shoal_ctx {
+    struct shoal_team *team;
+    long options;
+};
+
+extern struct shoal_team shoal_team_world, shoal_team_shared;
+extern struct shoal_ctx shoal_ctx_default;
+
+static inline int shoal_peset_world(const shoal_peset_t *set, int index)
+{
+    return set->start + index * set->stride;
+}
+
+/* This team's synchronization area, as a symmetric address. */
+static inline uint64_t *shoal_team_psync(const struct shoal_team *team)
+{
+    return shoal.internal->team_psync[team->slot].word;
+}
+
+/* World PE of `pe` counted in ctx's team; ends the job if out of range. */
+int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe) __attribute__((cold));
+static inline int shoal_ctx_world_pe(const char *fn, shmem_ctx_t ctx, int pe)
+{
+    if (__builtin_expect(ctx == &shoal_ctx_default, 1))
+        return pe;
+    if (ctx == NULL || (unsigned)pe >= (unsigned)ctx->team->set.size)
+        return shoal_ctx_pe_fail(fn, ctx, pe);
+    return shoal_peset_world(&ctx->team->set, pe);
+}
+#define SHOAL_CTX_PE(ctx, pe) shoal_ctx_world_pe(__func__, ctx, pe)
+
+/* Sets up the predefined teams after the segments are mapped. */
+void shoal_teams_init(void);
+void shoal_teams_finalize(void);
+
+/* Ends the job with a message naming `fn` unless `team` is a valid team this
+ * PE belongs to. */
+void shoal_team_check(const char *fn, shmem_team_t team);
+
+#endif
