@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "core/peer.h"
+#include "core/rma.h"
 
 void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
@@ -13,11 +13,9 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
     const size_t me = (size_t)set->my_index;
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
-        for (int j = 0; j < set->size; j++) {
-            const char *src = shoal_peer_addr_or_fail(fn, "source", (const char *)source + me * nbytes,
-                                                      nbytes, shoal_peset_world(set, j));
-            memcpy((char *)dest + (size_t)j * nbytes, src, nbytes);
-        }
+        for (int j = 0; j < set->size; j++)
+            shoal_get(fn, (char *)dest + (size_t)j * nbytes, (const char *)source + me * nbytes,
+                      nbytes, shoal_peset_world(set, j));
     shoal_coll_barrier(set, psync);
 }
 
@@ -31,12 +29,9 @@ void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *ps
         for (int j = 0; j < set->size; j++) {
             /* My block in PE j's source: elements me*n .. me*n + n - 1, stride sst. */
             const char *first = (const char *)source + me * n * sst * e;
-            size_t span = (size_t)((n - 1) * sst * e + e);
-            const char *src =
-                shoal_peer_addr_or_fail(fn, "source", first, span, shoal_peset_world(set, j));
             char *out = (char *)dest + (ptrdiff_t)j * n * dst * e;
-            for (ptrdiff_t k = 0; k < n; k++)
-                memcpy(out + k * dst * e, src + k * sst * e, elem);
+            shoal_strided(fn, 0, out, first, dst, sst, elem, 1, nelems,
+                          shoal_peset_world(set, j));
         }
     shoal_coll_barrier(set, psync);
 }

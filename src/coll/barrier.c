@@ -7,16 +7,16 @@
  */
 #include "coll/coll.h"
 #include "core/backoff.h"
-#include "core/peer.h"
+#include "core/amo.h"
 
 void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync)
 {
     const int n = set->size, me = set->my_index;
     for (int round = 0, dist = 1; dist < n; round++, dist <<= 1) {
+        const uint64_t one = 1;
         int to = shoal_peset_world(set, (me + dist) % n);
-        uint64_t *remote = shoal_peer_addr_or_fail("barrier", "pSync", &psync[round],
-                                                   sizeof(uint64_t), to);
-        __atomic_fetch_add(remote, 1, __ATOMIC_RELEASE);
+        shoal_amo("barrier", SHOAL_AMO_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL,
+                  to);
         shoal_backoff_t b = SHOAL_BACKOFF_INIT;
         while (__atomic_load_n(&psync[round], __ATOMIC_ACQUIRE) == 0)
             shoal_backoff(&b);

@@ -6,18 +6,16 @@
 #include <string.h>
 
 #include "coll/coll.h"
-#include "core/peer.h"
+#include "core/rma.h"
 
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
     shoal_coll_barrier(set, psync);
     if (nbytes > 0) {
-        if (set->my_index != root) {
-            const void *src = shoal_peer_addr_or_fail(fn, "source", source, nbytes,
-                                                      shoal_peset_world(set, root));
-            memcpy(dest, src, nbytes);
-        } else if (update_root && dest != source) {
+        if (set->my_index != root)
+            shoal_get(fn, dest, source, nbytes, shoal_peset_world(set, root));
+        else if (update_root && dest != source) {
             memmove(dest, source, nbytes);
         }
     }

@@ -9,18 +9,16 @@
 
 #include "coll/coll.h"
 #include "core/error.h"
-#include "core/peer.h"
+#include "core/rma.h"
 
 void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
 {
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
-        for (int i = 0; i < set->size; i++) {
-            const void *src = shoal_peer_addr_or_fail(fn, "source", source, nbytes,
-                                                      shoal_peset_world(set, i));
-            memcpy((char *)dest + (size_t)i * nbytes, src, nbytes);
-        }
+        for (int i = 0; i < set->size; i++)
+            shoal_get(fn, (char *)dest + (size_t)i * nbytes, source, nbytes,
+                      shoal_peset_world(set, i));
     shoal_coll_barrier(set, psync);
 }
 
@@ -33,14 +31,10 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
     size_t offset = 0;
     for (int i = 0; i < set->size; i++) {
         int pe = shoal_peset_world(set, i);
-        const uint64_t *their_size =
-            shoal_peer_addr_or_fail(fn, "pSync", my_size, sizeof(uint64_t), pe);
-        size_t len = (size_t)__atomic_load_n(their_size, __ATOMIC_RELAXED);
-        if (len > 0) {
-            const void *src = shoal_peer_addr_or_fail(fn, "source", source, len, pe);
-            memcpy((char *)dest + offset, src, len);
-        }
-        offset += len;
+        uint64_t len;
+        shoal_get(fn, &len, my_size, sizeof(len), pe);
+        shoal_get(fn, (char *)dest + offset, source, (size_t)len, pe);
+        offset += (size_t)len;
     }
     shoal_coll_barrier(set, psync);
     /* Everyone has read it: restore the word (a user's pSync must come back as given). */

@@ -13,16 +13,23 @@
 
 #include "coll/coll.h"
 #include "core/error.h"
-#include "core/peer.h"
+#include "core/rma.h"
 #include "util/env.h"
 
 /* Elements combined per step: keeps the accumulator in cache. */
 #define CHUNK_BYTES ((size_t)32 << 10)
 
-static const char *peer_source(const char *fn, const shoal_peset_t *set, int index,
-                               const void *source, size_t nbytes)
+/* PE `index`'s bytes at symmetric address `addr`: through the mapping when
+ * there is one, else fetched over the transport into `bounce`. */
+static const char *peer_view(const char *fn, const shoal_peset_t *set, int index,
+                             const char *addr, size_t len, char *bounce)
 {
-    return shoal_peer_addr_or_fail(fn, "source", source, nbytes, shoal_peset_world(set, index));
+    int pe = shoal_peset_world(set, index);
+    const char *mapped = shoal_pe_valid(pe) ? shoal_peer_addr(addr, len, pe) : NULL;
+    if (mapped != NULL)
+        return mapped;
+    shoal_get(fn, bounce, addr, len, pe);
+    return bounce;
 }
 
 /* out[0..count) = source_first OP ... OP source_last (team indices, inclusive). */
@@ -31,13 +38,16 @@ static void combine_range(const char *fn, const shoal_peset_t *set, int first, i
                           const shoal_reduce_op_t *op)
 {
     const size_t elem = op->elem, chunk = CHUNK_BYTES / elem ? CHUNK_BYTES / elem : 1;
-    const size_t total = (begin + count) * elem;
+    char bounce[CHUNK_BYTES > 64 ? CHUNK_BYTES : 64] __attribute__((aligned(64)));
     for (size_t done = 0; done < count; done += chunk) {
         size_t n = count - done < chunk ? count - done : chunk;
-        size_t off = (begin + done) * elem;
-        memcpy(out + done * elem, peer_source(fn, set, first, source, total) + off, n * elem);
+        const char *at = source + (begin + done) * elem;
+        char *acc = out + done * elem;
+        if (elem > sizeof(bounce))
+            shoal_fatal("%s: element of %zu bytes is too large", fn, elem);
+        memcpy(acc, peer_view(fn, set, first, at, n * elem, bounce), n * elem);
         for (int i = first + 1; i <= last; i++)
-            op->combine(out + done * elem, peer_source(fn, set, i, source, total) + off, n);
+            op->combine(acc, peer_view(fn, set, i, at, n * elem, bounce), n);
     }
 }
 
@@ -66,9 +76,8 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
     for (int k = 0; k < n; k++) {
         if (k == me || SLICE_LEN(k) == 0)
             continue;
-        const char *owner =
-            shoal_peer_addr_or_fail(fn, "dest", dest, count * elem, shoal_peset_world(set, k));
-        memcpy(dest + SLICE_BEGIN(k) * elem, owner + SLICE_BEGIN(k) * elem, SLICE_LEN(k) * elem);
+        shoal_get(fn, dest + SLICE_BEGIN(k) * elem, dest + SLICE_BEGIN(k) * elem,
+                  SLICE_LEN(k) * elem, shoal_peset_world(set, k));
     }
 #undef SLICE_BEGIN
 #undef SLICE_LEN

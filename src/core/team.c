@@ -11,6 +11,7 @@
 #include "coll/coll.h"
 #include "core/error.h"
 #include "core/peer.h"
+#include "core/rma.h"
 #include "core/team.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -107,10 +108,11 @@ static int agree_on_slot(const struct shoal_team *parent)
     uint64_t common[SHOAL_TEAMS_LIMIT / 64];
     memcpy(common, shoal.internal->team_free, sizeof(common));
     for (int i = 0; i < parent->set.size; i++) {
-        int pe = shoal_peset_world(&parent->set, i);
-        const uint64_t *theirs = shoal_peer_addr(shoal.internal->team_free, sizeof(common), pe);
+        uint64_t theirs[SHOAL_TEAMS_LIMIT / 64];
+        shoal_get("shmem_team_split", theirs, shoal.internal->team_free, sizeof(theirs),
+                  shoal_peset_world(&parent->set, i));
         for (int w = 0; w < words; w++)
-            common[w] &= __atomic_load_n(&theirs[w], __ATOMIC_RELAXED);
+            common[w] &= theirs[w];
     }
     /* Nobody may overwrite its bitmap before everyone has read it. */
     shoal_coll_barrier(&parent->set, shoal_team_psync(parent));
