@@ -50,6 +50,7 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_SCAN, unused)
 
 /* ---- deprecated active-set forms --------------------------------------------- */
 SHMEM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SHMEM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
 #define SHMEM_DECL_ACTIVE_SET(BITS, ...)                                                       \
     SHMEM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,        \
                                          int PE_root, int PE_start, int logPE_stride,          \

@@ -93,6 +93,24 @@ void shmem_generic_unsupported_type__()
 #define shmem_put_signal(...) SHMEM_G_SELECT(SHMEM_RMA_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, put_signal, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) SHMEM_G_SELECT(SHMEM_RMA_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, put_signal_nbi, __VA_ARGS__)
 
+/* shmem_signal_add/set(ctx, sig_addr, signal, pe) select the ctx routine. */
+#define shmem_signal_add(...)                                                                  \
+    _Generic(SHMEM_G_ARG1(__VA_ARGS__), shmem_ctx_t: shmem_ctx_signal_add,                     \
+             default: shmem_signal_add)(__VA_ARGS__)
+#define shmem_signal_set(...)                                                                  \
+    _Generic(SHMEM_G_ARG1(__VA_ARGS__), shmem_ctx_t: shmem_ctx_signal_set,                     \
+             default: shmem_signal_set)(__VA_ARGS__)
+
+/* shmem_sync(team) is the team sync; shmem_sync(PE_start, logPE_stride, PE_size, pSync)
+ * the deprecated active-set one: chosen by the number of arguments. */
+#define SHMEM_G_NARGS_(_1, _2, _3, _4, _5, _6, N, ...) N
+#define SHMEM_G_NARGS(...) SHMEM_G_NARGS_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
+#define SHMEM_G_CAT_(a, b) a##b
+#define SHMEM_G_CAT(a, b) SHMEM_G_CAT_(a, b)
+#define SHMEM_G_SYNC_1 shmem_team_sync
+#define SHMEM_G_SYNC_4 shmem_sync
+#define shmem_sync(...) SHMEM_G_CAT(SHMEM_G_SYNC_, SHMEM_G_NARGS(__VA_ARGS__))(__VA_ARGS__)
+
 /* Team collectives: keyed on dest, the argument after the team. */
 #define SHMEM_G_SELECT_TEAM(LIST, OP, ...)                                                     \
     _Generic(SHMEM_G_ARG2(__VA_ARGS__),                                                        \
@@ -102,9 +120,17 @@ void shmem_generic_unsupported_type__()
 #define shmem_fcollect(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, fcollect, __VA_ARGS__)
 #define shmem_alltoall(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, alltoall, __VA_ARGS__)
 #define shmem_alltoalls(...) SHMEM_G_SELECT_TEAM(SHMEM_RMA_BASE, alltoalls, __VA_ARGS__)
-#define shmem_and_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, and_reduce, __VA_ARGS__)
-#define shmem_or_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, or_reduce, __VA_ARGS__)
-#define shmem_xor_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_BITWISE_BASE, xor_reduce, __VA_ARGS__)
+/* Bitwise reductions also take the signed fixed-width types, which are not
+ * among the unsigned base rows. */
+#define SHMEM_G_REDUCE_BITWISE(X, ...)                                                         \
+    SHMEM_REDUCE_BITWISE_BASE(X, __VA_ARGS__)                                                  \
+    X(int8_t, int8, __VA_ARGS__)                                                               \
+    X(int16_t, int16, __VA_ARGS__)                                                             \
+    X(int32_t, int32, __VA_ARGS__)                                                             \
+    X(int64_t, int64, __VA_ARGS__)
+#define shmem_and_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_G_REDUCE_BITWISE, and_reduce, __VA_ARGS__)
+#define shmem_or_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_G_REDUCE_BITWISE, or_reduce, __VA_ARGS__)
+#define shmem_xor_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_G_REDUCE_BITWISE, xor_reduce, __VA_ARGS__)
 #define shmem_max_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_MINMAX_BASE, max_reduce, __VA_ARGS__)
 #define shmem_min_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_MINMAX_BASE, min_reduce, __VA_ARGS__)
 #define shmem_sum_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_reduce, __VA_ARGS__)

@@ -202,6 +202,12 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shoal_coll_barrier(&set, (uint64_t *)pSync);
 }
 
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);
+    shoal_coll_barrier(&set, (uint64_t *)pSync);
+}
+
 /* ---- deprecated active-set data movement ---- */
 #define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                        \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,     \

@@ -30,8 +30,10 @@ typedef struct {
     uint64_t word[SHOAL_PSYNC_WORDS];
 } __attribute__((aligned(64))) shoal_psync_t;
 
-/* Most teams that can be alive at once (SHOAL_TEAMS_MAX is capped here). */
+/* Team slots: the predefined teams' plus SHOAL_TEAMS_MAX (capped so that
+ * the total stays within this limit). */
 #define SHOAL_TEAMS_LIMIT 4096
+#define SHOAL_TEAMS_PREDEFINED 2
 
 /* Library-internal symmetric data, at the start of every PE's heap segment.
  * Peers read and write it through the same mappings as user data. */
@@ -40,7 +42,7 @@ typedef struct {
     uint64_t alloc_args[2][2] __attribute__((aligned(64)));
     /* Team slots this PE has free, published while a team is being split. */
     uint64_t team_free[SHOAL_TEAMS_LIMIT / 64] __attribute__((aligned(64)));
-    /* One synchronization area per team slot (SHOAL_TEAMS_MAX of them). */
+    /* One synchronization area per team slot (predefined + SHOAL_TEAMS_MAX). */
     shoal_psync_t team_psync[];
 } shoal_internal_t;
 
@@ -49,9 +51,17 @@ typedef struct {
 #define SHOAL_HEAP_SEGMENT_ALIGN ((size_t)1 << 30)
 
 /* Bytes reserved for shoal_internal_t in front of the user heap. */
+static inline unsigned shoal_team_slots(unsigned teams_max)
+{
+    return teams_max > SHOAL_TEAMS_LIMIT - SHOAL_TEAMS_PREDEFINED
+               ? SHOAL_TEAMS_LIMIT
+               : teams_max + SHOAL_TEAMS_PREDEFINED;
+}
+
 static inline size_t shoal_internal_size(unsigned teams_max)
 {
-    size_t bytes = sizeof(shoal_internal_t) + (size_t)teams_max * sizeof(shoal_psync_t);
+    size_t bytes =
+        sizeof(shoal_internal_t) + (size_t)shoal_team_slots(teams_max) * sizeof(shoal_psync_t);
     return (bytes + 65535) & ~(size_t)65535;
 }
 

@@ -89,7 +89,7 @@ void shoal_teams_init(void)
         (struct shoal_team){.set = host_peset(), .slot = SLOT_SHARED, .predefined = 1};
     slot_mark(SLOT_WORLD, 1);
     slot_mark(SLOT_SHARED, 1);
-    for (unsigned s = shoal_env.teams_max; s < SHOAL_TEAMS_LIMIT; s++)
+    for (unsigned s = shoal_team_slots(shoal_env.teams_max); s < SHOAL_TEAMS_LIMIT; s++)
         slot_mark((int)s, 1); /* beyond the configured slots: never free */
 }
 
@@ -164,7 +164,7 @@ static void report_no_slot(const char *fn, const struct shoal_team *parent)
 {
     if (parent->set.my_index == 0)
         SHOAL_ERROR("%s: no team slot is free on every PE of the parent team (SHOAL_TEAMS_MAX=%u "
-                    "teams, the predefined ones included); destroy unused teams or raise "
+                    "split teams alive at once); destroy unused teams or raise "
                     "SHOAL_TEAMS_MAX",
                     fn, shoal_env.teams_max);
 }
@@ -263,7 +263,7 @@ int shmem_team_n_pes(shmem_team_t team)
 
 int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
-    if (team == SHMEM_TEAM_INVALID || config == NULL)
+    if (team == SHMEM_TEAM_INVALID || (config == NULL && config_mask != 0))
         return 1;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = team->config.num_contexts;
