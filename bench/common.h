@@ -1,12 +1,14 @@
 /*
- * common.h: the timing, option and reporting helpers shared by Shoal's
- * micro-benchmarks.
+ * common.h: the SHMEM side of the benchmarks' method: start-up, handing a
+ * value to every PE, timing a loop on all PEs, checks and output.  The parts
+ * that need no SHMEM (clock, options, medians, the output line) are in
+ * timing.h; which optional calls the implementation has is in features.h.
  *
- * The benchmarks use only the standard OpenSHMEM 1.4 API, so the same source
+ * The benchmarks use only the standard OpenSHMEM API, so the same source
  * builds with Shoal's shoalcc and with another implementation's compiler
  * wrapper (Open MPI's oshcc), and the two can be compared side by side.
  * Everything here is static (inline) so that each benchmark stays one file
- * plus this header, with no library of its own to build.
+ * plus these headers, with no library of its own to build.
  *
  * How a measurement is taken (bench_measure): every PE enters every timed
  * round together, PE 0 picks the iteration count and tells the others, each
@@ -15,57 +17,26 @@
  * round lasts about the target time; the calibration rounds double as
  * warm-up.  The reported figure is the median over several rounds of the
  * time per operation, which resists the noise of a shared machine better
- * than a mean.
+ * than a mean.  Collectives are timed differently (bench_measure_inside):
+ * each PE times only its own calls, and the slowest PE's mean counts.
  *
- * Output is one line per measurement, printed by PE 0:
- *   bench=<name> op=<op> size=<bytes> npes=<n> usec=<float> [mbps=<float>]
- * A failed correctness check adds, from whichever PE saw it:
- *   bench=<name> op=<op> size=<bytes> npes=<n> error=wrong_result
- * Lines starting with '#' are comments that parsers skip.
+ * Output lines are described in timing.h; PE 0 prints them, except that a
+ * failed correctness check is printed by whichever PE saw it.
  */
 #ifndef SHOAL_BENCH_COMMON_H
 #define SHOAL_BENCH_COMMON_H
 
-/* clock_gettime under a strict -std=c11 as well as under gnu11. */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
+#include "timing.h"
 
 #include <shmem.h>
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include "features.h"
 
-#define BENCH_MAX_REPS 101
-
-/* bench_init flags: options only some benchmarks take. */
-#define BENCH_WANTS_WINDOW 0x1
-
-struct bench_opts {
-    int quick;          /* tiny sizes, fixed few iterations, one round */
-    long iters;         /* fixed iterations per round; 0 means calibrate */
-    int reps;           /* timed rounds per measurement; the median is kept */
-    double target_ms;   /* how long a calibrated round should last */
-    size_t max_size;    /* largest message for size sweeps */
-    long window;        /* messages in flight per quiet (bw_put) */
-};
-
-/* What a benchmark's loop needs: its own state, plus the count to run. */
-typedef void (*bench_loop_fn)(void *ctx, long n);
-
-/* A symmetric slot through which PE 0 hands a value to every PE. */
+/* Symmetric slots: one through which PE 0 hands a value to every PE, one
+ * double per PE for gathering a figure from every PE. */
 static long *bench_bcast_slot;
+static double *bench_gather_slot;
 static int bench_failed;
-
-static inline double bench_now_us(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
 
 static inline int bench_me(void) { return shmem_my_pe(); }
 static inline int bench_npes(void) { return shmem_n_pes(); }
@@ -77,148 +48,39 @@ static inline int bench_peer(void) { return shmem_n_pes() > 1 ? 1 : 0; }
  * Records a failed correctness check of one measured op.  The PE that sees
  * the failure prints an error line for the op on stdout, so a comparison can
  * show "wrong result" instead of a number, and the detail on stderr; the
- * program then exits 1 at the end.
+ * program then exits 1 at the end.  MEM is "heap", "global" or NULL.
  */
-#define BENCH_CHECK(bench, op, size, cond, ...)                             \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            printf("bench=%s op=%s size=%zu npes=%d error=wrong_result\n",  \
-                   (bench), (op), (size_t)(size), shmem_n_pes());           \
-            fflush(stdout);                                                 \
-            fprintf(stderr, "bench: PE %d: %s %s: check failed at %s:%d: ", \
-                    shmem_my_pe(), (bench), (op), __FILE__, __LINE__);      \
-            fprintf(stderr, __VA_ARGS__);                                   \
-            fputc('\n', stderr);                                            \
-            bench_failed = 1;                                               \
-        }                                                                   \
+#define BENCH_CHECK_MEM(bench, op, mem, size, cond, ...)                          \
+    do {                                                                          \
+        if (!(cond)) {                                                            \
+            bench_print_error((bench), (op), (mem), (size_t)(size), shmem_n_pes(), \
+                              "wrong_result");                                    \
+            fprintf(stderr, "bench: PE %d: %s %s%s%s: check failed at %s:%d: ",   \
+                    shmem_my_pe(), (bench), (op), (mem) ? " on " : "",            \
+                    (mem) ? (const char *)(mem) : "", __FILE__, __LINE__);        \
+            fprintf(stderr, __VA_ARGS__);                                         \
+            fputc('\n', stderr);                                                  \
+            bench_failed = 1;                                                     \
+        }                                                                         \
     } while (0)
+#define BENCH_CHECK(bench, op, size, cond, ...) \
+    BENCH_CHECK_MEM(bench, op, NULL, size, cond, __VA_ARGS__)
 
-/* The defaults printed are the live ones, so the text cannot drift from them. */
-static inline void bench_usage(const char *prog, int flags, const struct bench_opts *d)
-{
-    fprintf(stderr,
-            "usage: %s [options]\n"
-            "  -q, --quick         one round of a few iterations at tiny sizes (CI)\n"
-            "  -i, --iters N       fixed iterations per round (default: calibrate)\n"
-            "  -r, --reps N        timed rounds per measurement; median reported (default %d)\n"
-            "  -t, --time-ms MS    target duration of a calibrated round (default %g)\n"
-            "  -m, --max-size B    largest message size, suffix K or M allowed (default %zu)\n",
-            prog, d->reps, d->target_ms, d->max_size);
-    if (flags & BENCH_WANTS_WINDOW)
-        fprintf(stderr, "  -w, --window N      puts in flight per quiet (default %ld)\n",
-                d->window);
-    fprintf(stderr, "  -h, --help          this text\n");
-}
-
-static inline int bench_parse_size(const char *s, size_t *out_p)
-{
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-
-    if (end == s)
-        return -1;
-    if (*end == 'k' || *end == 'K') {
-        v <<= 10;
-        end++;
-    } else if (*end == 'm' || *end == 'M') {
-        v <<= 20;
-        end++;
-    }
-    if (*end != '\0' || v == 0)
-        return -1;
-    *out_p = (size_t)v;
-    return 0;
-}
-
-static inline int bench_parse_long(const char *s, long *out_p)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-
-    if (end == s || *end != '\0' || v <= 0)
-        return -1;
-    *out_p = v;
-    return 0;
-}
-
-/*
- * Starts SHMEM and reads the options.  Every PE parses the same command line,
- * so all agree without talking; only PE 0 prints the usage text.
- * flags turns on benchmark-specific options (BENCH_WANTS_WINDOW).
- */
+/* Starts SHMEM and reads the options.  Every PE parses the same command line,
+ * so all agree without talking; only PE 0 prints the usage text. */
 static inline void bench_init(int argc, char **argv, struct bench_opts *o, int flags)
 {
-    int bad = 0, help = 0;
-    long reps = 0;
-    const char *bad_arg = NULL;
-
     shmem_init();
     bench_bcast_slot = shmem_malloc(sizeof(long));
-    if (!bench_bcast_slot) {
-        fprintf(stderr, "bench: shmem_malloc of %zu bytes failed\n", sizeof(long));
+    bench_gather_slot = shmem_malloc(sizeof(double) * (size_t)shmem_n_pes());
+    if (!bench_bcast_slot || !bench_gather_slot) {
+        fprintf(stderr, "bench: shmem_malloc of the benchmark's slots failed\n");
         shmem_global_exit(1);
     }
-
-    memset(o, 0, sizeof(*o));
-    o->reps = 5;
-    o->target_ms = 20.0;
-    o->max_size = (size_t)4 << 20;
-    o->window = 64;
-
-    struct bench_opts defaults = *o;
-
-    for (int i = 1; i < argc && !bad; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-        bad_arg = a;
-
-        if (!strcmp(a, "-q") || !strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            help = 1;
-        } else if ((!strcmp(a, "-i") || !strcmp(a, "--iters")) && v) {
-            bad = bench_parse_long(v, &o->iters);
-            i++;
-        } else if ((!strcmp(a, "-r") || !strcmp(a, "--reps")) && v) {
-            bad = bench_parse_long(v, &reps) || reps > BENCH_MAX_REPS;
-            o->reps = (int)reps;
-            i++;
-        } else if ((!strcmp(a, "-t") || !strcmp(a, "--time-ms")) && v) {
-            o->target_ms = strtod(v, NULL);
-            bad = !(o->target_ms > 0);
-            i++;
-        } else if ((!strcmp(a, "-m") || !strcmp(a, "--max-size")) && v) {
-            bad = bench_parse_size(v, &o->max_size);
-            i++;
-        } else if ((!strcmp(a, "-w") || !strcmp(a, "--window")) && v &&
-                   (flags & BENCH_WANTS_WINDOW)) {
-            bad = bench_parse_long(v, &o->window);
-            i++;
-        } else {
-            bad = 1;
-        }
-    }
-
-    if (bad && bench_me() == 0)
-        fprintf(stderr, "%s: bad or incomplete option '%s'\n", argv[0], bad_arg);
-
-    if (o->quick) {
-        /* Quick mode proves the program runs; its numbers mean nothing. */
-        if (!o->iters)
-            o->iters = 10;
-        o->reps = 1;
-        if (o->max_size > 64)
-            o->max_size = 64;
-        if (o->window > 4)
-            o->window = 4;
-    }
-
-    if (bad || help) {
-        if (bench_me() == 0)
-            bench_usage(argv[0], flags, &defaults);
+    int rc = bench_parse_opts(argc, argv, o, flags, shmem_my_pe() == 0);
+    if (rc) {
         shmem_finalize();
-        exit(bad ? 2 : 0);
+        exit(rc == 1 ? 0 : 2);
     }
 }
 
@@ -240,6 +102,21 @@ static inline long bench_bcast_long(long v)
     return v;
 }
 
+/* The largest v over all PEs, on PE 0 (other PEs get their own v back). */
+static inline double bench_max_over_pes(double v)
+{
+    double m = v;
+
+    shmem_double_p(&bench_gather_slot[bench_me()], v, 0);
+    shmem_barrier_all();
+    if (bench_me() == 0)
+        for (int pe = 0; pe < bench_npes(); pe++)
+            if (((volatile double *)bench_gather_slot)[pe] > m)
+                m = ((volatile double *)bench_gather_slot)[pe];
+    shmem_barrier_all();
+    return m;
+}
+
 /* Runs one round of n iterations on every PE; PE 0's duration in µs. */
 static inline double bench_round(bench_loop_fn fn, void *ctx, long n)
 {
@@ -249,17 +126,38 @@ static inline double bench_round(bench_loop_fn fn, void *ctx, long n)
     return bench_now_us() - t0;
 }
 
-static inline int bench_cmp_double(const void *a, const void *b)
+/* The iteration count for the timed rounds, agreed by every PE: calibrated
+ * on PE 0's wall time as timing.h describes, or the fixed --iters. */
+static inline long bench_calibrate(const struct bench_opts *o, bench_loop_fn fn, void *ctx)
 {
-    double x = *(const double *)a, y = *(const double *)b;
+    const double target_us = o->target_ms * 1000.0;
+    const long max_n = 1L << 30;
+    long n = o->iters ? o->iters : 1;
 
-    return (x > y) - (x < y);
-}
+    if (o->iters) {
+        /* A fixed count still gets one untimed warm-up round. */
+        bench_bcast_long(0);
+        bench_round(fn, ctx, n / 10 + 1);
+        return n;
+    }
+    for (;;) {
+        long next = 0;
 
-static inline double bench_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        n = bench_bcast_long(n);
+        double t = bench_round(fn, ctx, n);
+        if (bench_me() == 0) {
+            if (t >= target_us / 10 || n >= max_n) {
+                double scaled = t > 0 ? (double)n * target_us / t : (double)max_n;
+                n = scaled < 1 ? 1 : scaled > max_n ? max_n : (long)scaled;
+            } else {
+                next = n * 2;
+            }
+        }
+        if (!bench_bcast_long(next))
+            break;
+        n = next;
+    }
+    return bench_bcast_long(n);
 }
 
 /*
@@ -267,38 +165,11 @@ static inline double bench_median(double *v, int n)
  * options).  Returns, on PE 0, the median µs per iteration; other PEs get 0.
  * ops_per_iter divides the time further (a window of puts counts each put).
  */
-static inline double bench_measure(const struct bench_opts *o, bench_loop_fn fn,
-                                   void *ctx, long ops_per_iter)
+static inline double bench_measure(const struct bench_opts *o, bench_loop_fn fn, void *ctx,
+                                   long ops_per_iter)
 {
-    const double target_us = o->target_ms * 1000.0;
-    const long max_n = 1L << 30;
     double samples[BENCH_MAX_REPS];
-    long n = o->iters ? o->iters : 1;
-
-    if (o->iters) {
-        /* A fixed count still gets one untimed warm-up round. */
-        bench_bcast_long(0);
-        bench_round(fn, ctx, n / 10 + 1);
-    } else {
-        for (;;) {
-            long next = 0;
-
-            n = bench_bcast_long(n);
-            double t = bench_round(fn, ctx, n);
-            if (bench_me() == 0) {
-                if (t >= target_us / 10 || n >= max_n) {
-                    double scaled = t > 0 ? (double)n * target_us / t : (double)max_n;
-                    n = scaled < 1 ? 1 : scaled > max_n ? max_n : (long)scaled;
-                } else {
-                    next = n * 2;
-                }
-            }
-            if (!bench_bcast_long(next))
-                break;
-            n = next;
-        }
-        n = bench_bcast_long(n);
-    }
+    long n = bench_calibrate(o, fn, ctx);
 
     for (int r = 0; r < o->reps; r++) {
         bench_bcast_long(0); /* start every round together */
@@ -307,23 +178,55 @@ static inline double bench_measure(const struct bench_opts *o, bench_loop_fn fn,
     return bench_me() == 0 ? bench_median(samples, o->reps) : 0.0;
 }
 
+/*
+ * For collectives: fn runs n iterations and adds to *inside_us the time this
+ * PE spent inside the measured calls only (each iteration ends with a
+ * barrier that is not timed, so every call starts with all PEs ready and
+ * nothing of one call spills into the next).  A round's figure is the mean
+ * time per call of the slowest PE; the median over rounds is returned on
+ * PE 0.  The iteration count is calibrated on wall time, barriers included.
+ */
+static inline double bench_measure_inside(const struct bench_opts *o, bench_loop_fn fn,
+                                          void *ctx, double *inside_us)
+{
+    double samples[BENCH_MAX_REPS];
+    long n = bench_calibrate(o, fn, ctx);
+
+    for (int r = 0; r < o->reps; r++) {
+        bench_bcast_long(0);
+        *inside_us = 0;
+        fn(ctx, n);
+        samples[r] = bench_max_over_pes(*inside_us / (double)n);
+    }
+    return bench_me() == 0 ? bench_median(samples, o->reps) : 0.0;
+}
+
+static inline void bench_report_mem(const char *bench, const char *op, const char *mem,
+                                    size_t size, double usec)
+{
+    if (bench_me() == 0)
+        bench_print(bench, op, mem, size, bench_npes(), usec, 0);
+}
+
 static inline void bench_report(const char *bench, const char *op, size_t size, double usec)
 {
-    if (bench_me() == 0) {
-        printf("bench=%s op=%s size=%zu npes=%d usec=%.4f\n",
-               bench, op, size, bench_npes(), usec);
-        fflush(stdout);
-    }
+    bench_report_mem(bench, op, NULL, size, usec);
 }
 
 /* Bandwidth in MB/s (10^6 bytes per second) is bytes per microsecond. */
-static inline void bench_report_bw(const char *bench, const char *op, size_t size, double usec)
+static inline void bench_report_bw(const char *bench, const char *op, const char *mem,
+                                   size_t size, double usec)
 {
-    if (bench_me() == 0) {
-        printf("bench=%s op=%s size=%zu npes=%d usec=%.4f mbps=%.1f\n",
-               bench, op, size, bench_npes(), usec, usec > 0 ? (double)size / usec : 0.0);
-        fflush(stdout);
-    }
+    if (bench_me() == 0)
+        bench_print(bench, op, mem, size, bench_npes(), usec, 1);
+}
+
+/* For an op the implementation's shmem.h lacks (see features.h). */
+static inline void bench_report_unsupported(const char *bench, const char *op, const char *mem,
+                                            size_t size)
+{
+    if (bench_me() == 0)
+        bench_print_error(bench, op, mem, size, bench_npes(), "unsupported");
 }
 
 static inline void bench_header(const char *bench, const struct bench_opts *o)
@@ -333,9 +236,9 @@ static inline void bench_header(const char *bench, const struct bench_opts *o)
 
         if (o->iters)
             snprintf(iters, sizeof(iters), "%ld", o->iters);
-        printf("# %s: npes=%d reps=%d iters=%s target_ms=%g max_size=%zu%s\n",
-               bench, bench_npes(), o->reps, iters, o->target_ms, o->max_size,
-               o->quick ? " quick" : "");
+        printf("# %s: npes=%d reps=%d iters=%s target_ms=%g max_size=%zu spec=%d.%d%s\n", bench,
+               bench_npes(), o->reps, iters, o->target_ms, o->max_size, SHMEM_MAJOR_VERSION,
+               SHMEM_MINOR_VERSION, o->quick ? " quick" : "");
         fflush(stdout);
     }
 }
@@ -354,10 +257,23 @@ static inline void *bench_malloc(size_t bytes)
     return p;
 }
 
+/* Private memory, or the whole job stops with a clear message. */
+static inline void *bench_private(size_t bytes)
+{
+    void *p = malloc(bytes);
+
+    if (!p) {
+        fprintf(stderr, "bench: PE %d: malloc(%zu) failed\n", bench_me(), bytes);
+        shmem_global_exit(1);
+    }
+    return p;
+}
+
 /* Ends the job; a failed check anywhere makes that PE exit 1. */
 static inline int bench_finish(void)
 {
     shmem_barrier_all();
+    shmem_free(bench_gather_slot);
     shmem_free(bench_bcast_slot);
     shmem_finalize();
     return bench_failed ? 1 : 0;

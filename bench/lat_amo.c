@@ -1,5 +1,6 @@
 /*
- * lat_amo.c: latency of atomic memory operations from PE 0 on PE 1's word.
+ * lat_amo.c: latency of atomic memory operations from PE 0 on PE 1's word,
+ * on the symmetric heap (mem=heap) and on global variables (mem=global).
  *
  * Ops on a long: fetch, set_quiet, swap, compare_swap, inc_quiet, fetch_inc,
  * add_quiet, fetch_add; on an unsigned long: fetch_and, fetch_or, fetch_xor.
@@ -15,6 +16,10 @@ enum amo_op {
     OP_FETCH, OP_SET, OP_SWAP, OP_CSWAP, OP_INC, OP_FINC, OP_ADD, OP_FADD,
     OP_FAND, OP_FOR, OP_FXOR
 };
+
+/* The global targets: one long and one unsigned long, on their own lines. */
+static long global_word __attribute__((aligned(64)));
+static unsigned long global_uword __attribute__((aligned(64)));
 
 static const char *const amo_names[] = {
     [OP_FETCH] = "fetch",        [OP_SET] = "set_quiet",  [OP_SWAP] = "swap",
@@ -126,7 +131,7 @@ static unsigned long amo_once(struct amo_ctx *c, enum amo_op op, long a, long co
  * (shmem_long_p / shmem_long_g), so a broken op cannot hide behind, or be
  * blamed for, another one.  Only PE 0 acts; the target stays passive.
  */
-static void amo_verify(struct amo_ctx *c)
+static void amo_verify(struct amo_ctx *c, const char *mem)
 {
     static const struct {
         enum amo_op op;
@@ -166,41 +171,54 @@ static void amo_verify(struct amo_ctx *c)
         final = bitwise ? shmem_ulong_g(c->uword, c->peer)
                         : (unsigned long)shmem_long_g(c->word, c->peer);
         if (cases[i].fetches)
-            BENCH_CHECK("lat_amo", name, sizeof(long), ret == (unsigned long)cases[i].ret,
-                        "returned %#lx, expected %#lx", ret, (unsigned long)cases[i].ret);
-        BENCH_CHECK("lat_amo", name, sizeof(long), final == (unsigned long)cases[i].final,
-                    "left %#lx at the target, expected %#lx (started at %#lx)", final,
-                    (unsigned long)cases[i].final, (unsigned long)cases[i].init);
+            BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long),
+                            ret == (unsigned long)cases[i].ret, "returned %#lx, expected %#lx",
+                            ret, (unsigned long)cases[i].ret);
+        BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long),
+                        final == (unsigned long)cases[i].final,
+                        "left %#lx at the target, expected %#lx (started at %#lx)", final,
+                        (unsigned long)cases[i].final, (unsigned long)cases[i].init);
     }
 }
 
 int main(int argc, char **argv)
 {
     struct bench_opts o;
-    struct amo_ctx c;
+    struct amo_ctx heap, global;
 
     bench_init(argc, argv, &o, 0);
     bench_header("lat_amo", &o);
 
-    memset(&c, 0, sizeof(c));
-    c.peer = bench_peer();
-    c.word = bench_malloc(sizeof(long));
-    c.uword = bench_malloc(sizeof(unsigned long));
+    memset(&heap, 0, sizeof(heap));
+    heap.peer = bench_peer();
+    heap.word = bench_malloc(sizeof(long));
+    heap.uword = bench_malloc(sizeof(unsigned long));
+    global = heap;
+    global.word = &global_word;
+    global.uword = &global_uword;
 
-    for (int op = OP_FETCH; op <= OP_FXOR; op++) {
-        *c.word = 0;
-        *c.uword = 0;
-        shmem_barrier_all();
-        c.op = (enum amo_op)op;
-        size_t size = op >= OP_FAND ? sizeof(unsigned long) : sizeof(long);
-        bench_report("lat_amo", amo_names[op], size, bench_measure(&o, amo_loop, &c, 1));
+    struct { struct amo_ctx *c; const char *mem; } targets[] = {
+        { &heap, "heap" }, { &global, "global" },
+    };
+    for (int t = 0; t < 2; t++) {
+        struct amo_ctx *c = targets[t].c;
+        for (int op = OP_FETCH; op <= OP_FXOR; op++) {
+            *c->word = 0;
+            *c->uword = 0;
+            shmem_barrier_all();
+            c->op = (enum amo_op)op;
+            size_t size = op >= OP_FAND ? sizeof(unsigned long) : sizeof(long);
+            bench_report_mem("lat_amo", amo_names[op], targets[t].mem, size,
+                             bench_measure(&o, amo_loop, c, 1));
+        }
     }
 
     shmem_barrier_all();
-    amo_verify(&c);
+    amo_verify(&heap, "heap");
+    amo_verify(&global, "global");
 
     shmem_barrier_all();
-    shmem_free(c.uword);
-    shmem_free(c.word);
+    shmem_free(heap.uword);
+    shmem_free(heap.word);
     return bench_finish();
 }

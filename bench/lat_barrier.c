@@ -1,22 +1,24 @@
 /*
- * lat_barrier.c: latency of shmem_barrier_all and shmem_sync_all at the
- * job's PE count.
+ * lat_barrier.c: latency of the barriers at the job's PE count.
  *
+ * Ops: barrier_all (shmem_barrier_all), sync_all (shmem_sync_all, 1.4),
+ * barrier and sync (the deprecated active-set forms over all PEs, with a
+ * pSync array), team_sync (shmem_team_sync on SHMEM_TEAM_WORLD, 1.5).  A
+ * call the implementation's shmem.h lacks is reported as unsupported.
  * Every PE runs the same loop; PE 0's time per call is reported.  A round
  * starts with every PE released from the same barrier, so PE 0's clock
- * covers the whole loop, not its own early arrival.  shmem_sync_all is
- * timed when the header's spec version has it (1.4 and later).
+ * covers the whole loop, not its own early arrival.
  * After timing, each PE puts a round number into its right neighbour before
  * a barrier_all and checks after it that its left neighbour's value arrived,
  * which is what barrier_all promises beyond synchronization.
  */
 #include "common.h"
 
-#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
-    (SHMEM_MAJOR_VERSION > 1 || SHMEM_MINOR_VERSION >= 4)
-#define HAVE_SYNC_ALL 1
-#else
-#define HAVE_SYNC_ALL 0
+#define HAVE_SYNC_ALL (BENCH_SPEC >= 104)
+
+#if BENCH_HAVE_BARRIER_AS || BENCH_HAVE_SYNC_AS
+/* The active-set forms' work array: symmetric, SHMEM_SYNC_VALUE before use. */
+static long psync[SHMEM_BARRIER_SYNC_SIZE];
 #endif
 
 static void barrier_loop(void *arg, long n)
@@ -26,10 +28,38 @@ static void barrier_loop(void *arg, long n)
 }
 
 #if HAVE_SYNC_ALL
-static void sync_loop(void *arg, long n)
+static void sync_all_loop(void *arg, long n)
 {
     for (long i = 0; i < n; i++)
         shmem_sync_all();
+}
+#endif
+
+#if BENCH_HAVE_BARRIER_AS
+static void barrier_as_loop(void *arg, long n)
+{
+    int npes = bench_npes();
+
+    for (long i = 0; i < n; i++)
+        shmem_barrier(0, 0, npes, psync);
+}
+#endif
+
+#if BENCH_HAVE_SYNC_AS
+static void sync_as_loop(void *arg, long n)
+{
+    int npes = bench_npes();
+
+    for (long i = 0; i < n; i++)
+        shmem_sync(0, 0, npes, psync);
+}
+#endif
+
+#if BENCH_HAVE_TEAM_SYNC
+static void team_sync_loop(void *arg, long n)
+{
+    for (long i = 0; i < n; i++)
+        shmem_team_sync(SHMEM_TEAM_WORLD);
 }
 #endif
 
@@ -42,7 +72,31 @@ int main(int argc, char **argv)
 
     bench_report("lat_barrier", "barrier_all", 0, bench_measure(&o, barrier_loop, NULL, 1));
 #if HAVE_SYNC_ALL
-    bench_report("lat_barrier", "sync_all", 0, bench_measure(&o, sync_loop, NULL, 1));
+    bench_report("lat_barrier", "sync_all", 0, bench_measure(&o, sync_all_loop, NULL, 1));
+#else
+    bench_report_unsupported("lat_barrier", "sync_all", NULL, 0);
+#endif
+#if BENCH_HAVE_BARRIER_AS || BENCH_HAVE_SYNC_AS
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        psync[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+#endif
+#if BENCH_HAVE_BARRIER_AS
+    bench_report("lat_barrier", "barrier", 0, bench_measure(&o, barrier_as_loop, NULL, 1));
+#else
+    bench_report_unsupported("lat_barrier", "barrier", NULL, 0);
+#endif
+#if BENCH_HAVE_SYNC_AS
+    /* A pSync may serve the next collective once every PE has left this one. */
+    shmem_barrier_all();
+    bench_report("lat_barrier", "sync", 0, bench_measure(&o, sync_as_loop, NULL, 1));
+#else
+    bench_report_unsupported("lat_barrier", "sync", NULL, 0);
+#endif
+#if BENCH_HAVE_TEAM_SYNC
+    bench_report("lat_barrier", "team_sync", 0, bench_measure(&o, team_sync_loop, NULL, 1));
+#else
+    bench_report_unsupported("lat_barrier", "team_sync", NULL, 0);
 #endif
 
     long *slot = bench_malloc(sizeof(long));

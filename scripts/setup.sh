@@ -2,7 +2,12 @@
 # Installs the Debian packages Shoal needs to build and test, when missing.
 # Extra package names may be given as arguments (e.g. openmpi-bin for bench/).
 set -eu
-need="build-essential cmake pkg-config $*"
+# libssl-dev: TLS for the config store; openssl: the store tests make
+# certificates; clang + libclang-rt-14-dev: the store's libFuzzer target.
+need="build-essential cmake pkg-config libssl-dev openssl clang libclang-rt-14-dev $*"
+# libucx-dev + libpmix-dev: the UCX transport and the PMIx bootstrap; openmpi-bin:
+# mpirun, the PMIx launcher of the multihost tests.
+need="$need libucx-dev libpmix-dev openmpi-bin"
 missing=""
 for pkg in $need; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"

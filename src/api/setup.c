@@ -78,7 +78,12 @@ int shmem_addr_accessible(const void *addr, int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
-    return shoal_peer_addr(addr, 1, pe) != NULL;
+    if (shoal_peer_addr(addr, 1, pe) != NULL)
+        return 1;
+    /* Not mapped here: reachable through the network transport if symmetric. */
+    uintptr_t a = (uintptr_t)addr;
+    return shoal_net != NULL &&
+           (a - shoal.heap_base < shoal.heap_size || a - shoal.data_base < shoal.data_size);
 }
 
 void *shmem_ptr(const void *dest, int pe)

@@ -60,6 +60,7 @@ shoal_status_t shoal_bootstrap_init(shoal_bootstrap_t *bs);
 /* Constructors of the implementations; each returns SHOAL_ERR_NOT_FOUND when
  * its environment is absent, so the next one may be tried. */
 shoal_status_t shoal_bootstrap_launcher_init(shoal_bootstrap_t *bs);
+shoal_status_t shoal_bootstrap_pmix_init(shoal_bootstrap_t *bs);
 shoal_status_t shoal_bootstrap_single_init(shoal_bootstrap_t *bs);
 
 static inline shoal_status_t shoal_bootstrap_put(shoal_bootstrap_t *bs, const char *key,

@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/barrier.h"
 #include "core/error.h"
+#include "core/rma.h"
 #include "core/state.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -25,7 +26,9 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
     shoal.internal->alloc_args[slot][1] = align;
     shoal_quiet();
     shoal_sync_world();
-    const volatile uint64_t *root = shoal_internal_of(0)->alloc_args[slot];
+    /* Through the core RMA path, so PE 0 may be on another host. */
+    uint64_t root[2];
+    shoal_get(fn, root, shoal.internal->alloc_args[slot], sizeof(root), 0);
     uint64_t root_size = root[0], root_align = root[1];
     if (root_size != size || root_align != align)
         shoal_fatal("%s: PEs passed different arguments to a collective allocation: PE %d asked "

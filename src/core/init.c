@@ -22,6 +22,7 @@
 #include "core/init.h"
 #include "core/state.h"
 #include "core/team.h"
+#include "transport/ucx/ucx.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -90,6 +91,36 @@ static shoal_status_t create_segments(void)
         shoal.segs[SHOAL_SEGMENT_DATA] = (shoal_segment_t){NULL, 0, -1};
     return SHOAL_OK;
 }
+
+/* ---- network transport (issue 6) ---- */
+/* The UCX transport, when some PE's memory is not mapped here (another host).
+ * Hosts partition the PEs, so either every PE has an unmapped peer or none
+ * has, and the collective set-up runs on all PEs or on none. */
+static shoal_status_t net_connect(void)
+{
+    int npes = shoal.bs.npes, remote = 0;
+    uint8_t *mapped = malloc((size_t)npes);
+    if (mapped == NULL)
+        return SHOAL_ERR_NOMEM;
+    for (int pe = 0; pe < npes; pe++) {
+        mapped[pe] = shoal.peers[pe].base[SHOAL_SEGMENT_HEAP] != NULL;
+        remote |= !mapped[pe];
+    }
+    shoal_status_t status = SHOAL_OK;
+    if (remote)
+        status = shoal_ucx_init(&shoal.bs, shoal.generation, shoal.segs, mapped, &shoal_net);
+    free(mapped);
+    return status;
+}
+
+static void net_disconnect(void)
+{
+    shoal_transport_t *tr = shoal_net;
+    shoal_net = NULL;
+    if (tr != NULL)
+        tr->ops->finalize(tr); /* collective; before the segments go */
+}
+/* ---- end network transport ---- */
 
 static void print_banner(void)
 {
@@ -161,6 +192,9 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                          : requested_thread_level;
 
+    status = net_connect();
+    if (status != SHOAL_OK)
+        goto out_heap;
     shoal.npes = shoal.bs.npes;
     shoal_teams_init();
     status = shoal_bootstrap_barrier(&shoal.bs);
@@ -206,6 +240,7 @@ void shoal_finalize(void)
     shoal.finalized = 1;
     shoal.npes = 0; /* closes the data path */
     shoal_teams_finalize();
+    net_disconnect();
     shoal.heap_size = 0;
     shoal.data_size = 0;
     shoal_heap_finalize(&shoal.heap);

@@ -17,37 +17,40 @@ _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ticket layout ass
 #define LOCK_HOME_PE 0
 #define TICKET_ONE ((uint64_t)1 << 32)
 
-static uint64_t *lock_word(const char *fn, long *lock)
+/* The lock word lives on PE 0, which may be on another host: every access
+ * goes through the core AMO path (a CPU atomic when PE 0 is mapped). */
+static uint64_t lock_fetch(const char *fn, long *lock)
 {
-    return shoal_peer_addr_or_fail(fn, "lock", lock, sizeof(long), LOCK_HOME_PE);
+    uint64_t v;
+    shoal_amo(fn, SHOAL_AMO_FETCH, lock, sizeof(uint64_t), NULL, NULL, &v, LOCK_HOME_PE);
+    return v;
 }
 
 void shoal_lock_set(const char *fn, long *lock)
 {
-    uint64_t *w = lock_word(fn, lock);
-    uint32_t ticket = (uint32_t)(__atomic_fetch_add(w, TICKET_ONE, __ATOMIC_ACQUIRE) >> 32);
+    uint64_t one = TICKET_ONE, old;
+    shoal_amo(fn, SHOAL_AMO_FETCH_ADD, lock, sizeof(uint64_t), &one, NULL, &old, LOCK_HOME_PE);
+    uint32_t ticket = (uint32_t)(old >> 32);
     shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while ((uint32_t)__atomic_load_n(w, __ATOMIC_ACQUIRE) != ticket)
+    while ((uint32_t)lock_fetch(fn, lock) != ticket)
         shoal_backoff(&b);
 }
 
 int shoal_lock_test(const char *fn, long *lock)
 {
-    uint64_t *w = lock_word(fn, lock);
-    uint64_t v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    uint64_t v = lock_fetch(fn, lock);
     if ((uint32_t)(v >> 32) != (uint32_t)v)
         return 1; /* held, or others are queued */
-    return __atomic_compare_exchange_n(w, &v, v + TICKET_ONE, 0, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED)
-               ? 0
-               : 1;
+    uint64_t next = v + TICKET_ONE, seen;
+    shoal_amo(fn, SHOAL_AMO_CSWAP, lock, sizeof(uint64_t), &next, &v, &seen, LOCK_HOME_PE);
+    return seen == v ? 0 : 1;
 }
 
 void shoal_lock_clear(const char *fn, long *lock)
 {
-    uint64_t *w = lock_word(fn, lock);
     shoal_quiet(); /* what was done under the lock is complete before it is released */
-    /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets. */
-    uint32_t *serving = (uint32_t *)w; /* little-endian: the low half comes first */
-    __atomic_fetch_add(serving, 1, __ATOMIC_RELEASE);
+    /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets
+     * (little-endian: the low half comes first, at the lock's own address). */
+    uint32_t one = 1, ignored;
+    shoal_amo(fn, SHOAL_AMO_ADD, lock, sizeof(uint32_t), &one, NULL, &ignored, LOCK_HOME_PE);
 }

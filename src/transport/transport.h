@@ -12,7 +12,7 @@
 
 #include "util/status.h"
 
-#define SHOAL_TRANSPORT_VERSION 1
+#define SHOAL_TRANSPORT_VERSION 2
 
 typedef enum {
     SHOAL_AMO_FETCH,
@@ -44,6 +44,9 @@ typedef struct {
                           const void *operand, const void *compare, void *fetch_p, int pe);
     shoal_status_t (*quiet)(shoal_transport_t *tr);
     shoal_status_t (*fence)(shoal_transport_t *tr);
+    /* Version 2. Collective over all PEs: completes everything, disconnects
+     * and frees the transport; called before the segments are unmapped. */
+    void (*finalize)(shoal_transport_t *tr);
 } shoal_transport_ops_t;
 
 struct shoal_transport {

@@ -70,6 +70,12 @@ __attribute__((unused)) static shoal_status_t parse_string(const char *s, shoal_
     return SHOAL_OK;
 }
 
+__attribute__((unused)) static shoal_status_t parse_secret(const char *s, shoal_env_secret_t *out_p)
+{
+    *out_p = s;
+    return SHOAL_OK;
+}
+
 static const char *const type_help[] = {
     [0] = "a byte count with an optional k, m, g or t suffix, e.g. 512m",
 };
@@ -99,6 +105,7 @@ static void print_value_size(FILE *out, shoal_env_size_t v) { fprintf(out, "%zu"
 static void print_value_bool(FILE *out, shoal_env_bool_t v) { fprintf(out, "%d", v); }
 static void print_value_uint(FILE *out, shoal_env_uint_t v) { fprintf(out, "%u", v); }
 __attribute__((unused)) static void print_value_string(FILE *out, shoal_env_string_t v) { fprintf(out, "%s", v ? v : ""); }
+__attribute__((unused)) static void print_value_secret(FILE *out, shoal_env_secret_t v) { fprintf(out, "%s", v && *v ? "(set, not shown)" : ""); }
 
 void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown)
 {

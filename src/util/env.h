@@ -14,6 +14,7 @@ typedef size_t shoal_env_size_t;
 typedef int shoal_env_bool_t;
 typedef unsigned shoal_env_uint_t;
 typedef const char *shoal_env_string_t;
+typedef const char *shoal_env_secret_t; /* a string never printed */
 
 typedef struct {
 #define SHOAL_ENV_FIELD(var, type, field, def, doc) shoal_env_##type##_t field;

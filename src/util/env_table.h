@@ -4,7 +4,8 @@
  * The settings struct, the parser, `shoal-info` and docs/env.md are generated
  * from these rows; a default is written here and nowhere else.
  * Types: size (bytes, with optional k/m/g/t suffix), bool (0/1, yes/no,
- * true/false, on/off), uint (unsigned decimal), string.
+ * true/false, on/off), uint (unsigned decimal), string, secret (a string that
+ * shoal-info and SHMEM_INFO never print).
  */
 #ifndef SHOAL_UTIL_ENV_TABLE_H
 #define SHOAL_UTIL_ENV_TABLE_H
@@ -35,6 +36,50 @@
       "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "  \
       "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")   \
     X(SHOAL_WAIT_SLEEP_US, uint, wait_sleep_us, "50",                                          \
-      "Longest sleep between polls of a PE that has waited long; bounds the added latency.")
+      "Longest sleep between polls of a PE that has waited long; bounds the added latency.")   \
+    X(SHOAL_NODE, string, node, "",                                                            \
+      "Host identity of this PE: PEs with the same value share memory, PEs with different "    \
+      "values talk through the network transport. Empty: hostname, boot id and network "       \
+      "namespace. Lets tests place PEs on different hosts of one machine.")                    \
+    X(SHOAL_RANK, string, rank, "",                                                            \
+      "This PE's rank, 0 to SHOAL_NPES - 1, for a start without shoalrun (shoalrun sets it "   \
+      "for its own PEs). With SHOAL_NPES it makes the PE join the job through the config "     \
+      "store at SHOAL_STORE.")                                                                 \
+    X(SHOAL_NPES, string, npes, "",                                                            \
+      "Number of PEs in the job, the same on every PE, for a start without shoalrun.")         \
+    X(SHOAL_STORE, string, store, "127.0.0.1:8666",                                            \
+      "Config store address, host:port or [IPv6]:port (without a port, the default's port). "  \
+      "The PE of rank 0 hosts the store there and every PE connects to it. For "               \
+      "shmemx_get_uniqueid, where the store listens (port 0: any free port) and, unless an "   \
+      "interface is named, the address the unique ID carries.")                                \
+    X(SHOAL_STORE_LISTEN_IFACE, string, store_listen_iface, "",                                \
+      "Network interface (by name, e.g. eth0; * for all) whose address the store listens "     \
+      "on, with the port of SHOAL_STORE. Empty: the host of SHOAL_STORE.")                     \
+    X(SHOAL_STORE_ADVERTISE_IFACE, string, store_advertise_iface, "",                          \
+      "Network interface whose address a unique ID tells PEs to connect to. Empty: the host "  \
+      "of SHOAL_STORE if set, else the first interface that is up and not loopback.")          \
+    X(SHOAL_STORE_IPV6, bool, store_ipv6, "0",                                                 \
+      "Take an interface's IPv6 address rather than its IPv4 one (for the two variables "      \
+      "above and the default unique-ID address).")                                             \
+    X(SHOAL_STORE_TLS, bool, store_tls, "1",                                                   \
+      "Protect config-store traffic with TLS 1.3 and mutual authentication. Turning it off "   \
+      "lets anyone who reaches the store join or read the job's bootstrap data; "              \
+      "shmemx_set_conf_store_tls called before init takes precedence.")                        \
+    X(SHOAL_STORE_TLS_INFO, string, store_tls_info, "",                                        \
+      "Certificates instead of the job secret: cert=PATH;key=PATH;ca=PATH[;crl=PATH]"          \
+      "[;verify_name=0] (PEM files). Every PE presents its certificate and checks the "         \
+      "other side's against the CA; a PE also checks the store's name or address.")            \
+    X(SHOAL_JOB_KEY_FILE, string, job_key_file, "",                                            \
+      "File holding the job secret for TLS: 64 hex digits (32 random bytes, as `openssl rand " \
+      "-hex 32` prints). Refused unless its mode is 0600 or stricter.")                         \
+    X(SHOAL_JOB_KEY, secret, job_key, "",                                                      \
+      "The job secret itself, 64 hex digits, when no SHOAL_JOB_KEY_FILE is given. Never "      \
+      "printed.")                                                                              \
+    X(SHOAL_STORE_CONNECT_TIMEOUT, uint, store_connect_timeout, "60",                          \
+      "Seconds a PE keeps trying to reach the config store before it gives up with an "        \
+      "error (PE 0 may start later than the others).")                                         \
+    X(SHOAL_STORE_JOIN_TIMEOUT, uint, store_join_timeout, "60",                                \
+      "Seconds the store waits, from the first PE's arrival, for every PE to join; then the "  \
+      "PEs that came are told which ranks are missing.")
 
 #endif

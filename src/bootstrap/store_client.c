@@ -1,0 +1,597 @@
+/*
+ * The "store" bootstrap: a PE's side of the config store. One I/O thread per
+ * PE owns the connection (so TLS is used from one thread only, with SIGPIPE
+ * blocked): it joins the job (store_join.c), then sends what the bootstrap
+ * calls queue and delivers what the store sends. The calling thread of
+ * shoal_bootstrap_store_init waits for the join to end either way.
+ *
+ * A request that needs a reply (GET, BARRIER) holds req_lock until the
+ * reply came, so replies need no tags. ABORT from the store ends the
+ * process with the job's status, even while it computes. If the store goes
+ * away before this PE finalized, the job cannot go on: the PE says so and
+ * exits; after shmem_finalize it is the normal end of the job.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bootstrap/store.h"
+#include "bootstrap/store_config.h"
+#include "bootstrap/store_host.h"
+#include "bootstrap/store_join.h"
+#include "util/log.h"
+
+#define FLUSH_TIMEOUT_MS 10000
+#define ABORT_WAIT_MS 3000
+#define READ_CHUNK 16384
+
+typedef struct {
+    shoal_store_config_t cfg;
+    char where[SHOAL_STORE_ADDR_TEXT];
+    const char *hosted_by; /* for messages */
+    shoal_store_tls_t *tls;
+    shoal_store_link_t *link;
+    int wake_fd;
+    shoal_store_buf_t in, out;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_mutex_t req_lock;
+    int joined; /* 0 while joining, 1 joined, -1 failed */
+    shoal_status_t join_status;
+    shoal_store_join_t join; /* what joining found out */
+    int expect;              /* the reply awaited: VALUE, BARRIER_DONE or 0 */
+    int reply_ready;
+    shoal_store_buf_t reply;
+    int finalized; /* FINALIZED was the last event sent */
+    int dead;      /* the connection is gone (after finalize) */
+    int stop;
+    int read_wants_write;
+    pid_t pid; /* the process that owns the I/O thread */
+} client_t;
+
+/* ---- running (in the I/O thread) ----------------------------------------- */
+
+static void __attribute__((noreturn))
+job_ended(client_t *c, int status, uint32_t origin, const char *msg)
+{
+    /* The store logged its own reasons already when it runs in this process. */
+    int store_here = shoal_store_host_running();
+    if (origin != (uint32_t)c->cfg.rank && !(store_here && origin == SHOAL_STORE_NO_ORIGIN)) {
+        if (msg[0] != '\0')
+            SHOAL_ERROR("the job was ended: %s", msg);
+        else if (status != 0)
+            SHOAL_WARN("PE %u ended the job with status %d (see its output for why); exiting",
+                       origin, status);
+        else
+            SHOAL_INFO("PE %u ended the job with status 0 (shmem_global_exit); exiting", origin);
+    }
+    /* If this process hosts the store, let the ABORT reach the others first. */
+    if (store_here)
+        shoal_store_host_drain(2000);
+    _exit(status);
+}
+
+static void store_gone(client_t *c, const char *why)
+{
+    if (c->finalized) {
+        SHOAL_DEBUG("config store at %s closed after shmem_finalize (%s)", c->where, why);
+        c->dead = 1;
+        pthread_cond_broadcast(&c->cond);
+        return;
+    }
+    SHOAL_ERROR("the config store at %s (%s) went away: %s. This PE cannot continue without "
+                "it; exiting",
+                c->where, c->hosted_by, why);
+    _exit(1);
+}
+
+/* Handles the frames in c->in; lock held. */
+static void dispatch(client_t *c)
+{
+    for (;;) {
+        shoal_store_msg_t m;
+        size_t len = 0;
+        const char *bad = NULL;
+        shoal_status_t status = shoal_store_frame_peek(shoal_store_buf_head(&c->in),
+                                                       shoal_store_buf_unread(&c->in), &len, &bad);
+        if (status == SHOAL_ERR_NOT_FOUND)
+            return;
+        if (status == SHOAL_OK)
+            status = shoal_store_decode(shoal_store_buf_head(&c->in), len, &m, &bad);
+        if (status != SHOAL_OK) {
+            char why[160];
+            snprintf(why, sizeof(why), "it sent a malformed frame (%s)", bad);
+            store_gone(c, why);
+            return;
+        }
+        if (m.type == SHOAL_STORE_MSG_ABORT) {
+            char msg[SHOAL_STORE_MAX_TEXT + 1];
+            if (c->finalized) {
+                SHOAL_DEBUG("ignoring the end of the job after shmem_finalize");
+                shoal_store_buf_consume(&c->in, len);
+                continue;
+            }
+            shoal_store_span_str(m.u.abort.message, msg, sizeof(msg));
+            job_ended(c, m.u.abort.status, m.u.abort.origin, msg);
+        }
+        if ((m.type == SHOAL_STORE_MSG_VALUE || m.type == SHOAL_STORE_MSG_BARRIER_DONE) &&
+            (int)m.type == c->expect && !c->reply_ready) {
+            c->reply.off = c->reply.len = 0;
+            if (m.type == SHOAL_STORE_MSG_VALUE &&
+                shoal_store_buf_append(&c->reply, m.u.value.value.ptr, m.u.value.value.len) !=
+                    SHOAL_OK) {
+                store_gone(c, "out of memory for a reply");
+                return;
+            }
+            c->reply_ready = 1;
+            pthread_cond_broadcast(&c->cond);
+        } else {
+            char why[120];
+            snprintf(why, sizeof(why), "it sent an unexpected %s", shoal_store_msg_name(m.type));
+            store_gone(c, why);
+            return;
+        }
+        shoal_store_buf_consume(&c->in, len);
+    }
+}
+
+/* Reads what is there and sends what is queued; lock held. */
+static void pump(client_t *c)
+{
+    while (shoal_store_buf_unread(&c->out) > 0) {
+        long n = shoal_store_link_write(c->link, shoal_store_buf_head(&c->out),
+                                        shoal_store_buf_unread(&c->out));
+        if (n > 0) {
+            shoal_store_buf_consume(&c->out, (size_t)n);
+            continue;
+        }
+        if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE)
+            break;
+        store_gone(c, n == SHOAL_STORE_IO_EOF ? "it closed the connection" : c->link->error);
+        return;
+    }
+    for (;;) {
+        if (shoal_store_buf_reserve(&c->in, READ_CHUNK) != SHOAL_OK) {
+            store_gone(c, "out of memory");
+            return;
+        }
+        long n = shoal_store_link_read(c->link, c->in.data + c->in.len, c->in.cap - c->in.len);
+        if (n > 0) {
+            c->in.len += (size_t)n;
+            dispatch(c);
+            if (c->dead)
+                return;
+            continue;
+        }
+        c->read_wants_write = n == SHOAL_STORE_IO_WANT_WRITE;
+        if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE)
+            break;
+        store_gone(c, n == SHOAL_STORE_IO_EOF ? "it closed the connection (its process has "
+                                                "ended)"
+                                              : c->link->error);
+        return;
+    }
+    pthread_cond_broadcast(&c->cond); /* flush progress */
+}
+
+static void *client_main(void *arg)
+{
+    client_t *c = arg;
+    sigset_t pipe_set;
+    shoal_status_t status;
+
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+
+    c->join.cfg = &c->cfg;
+    c->join.where = c->where;
+    c->join.tls = c->tls;
+    status = shoal_store_join(&c->join);
+    c->link = c->join.link; /* ours from now on, also after a failure */
+    c->in = c->join.in;
+    c->join.link = NULL;
+    c->join.in = (shoal_store_buf_t){0};
+    pthread_mutex_lock(&c->lock);
+    c->joined = status == SHOAL_OK ? 1 : -1;
+    c->join_status = status;
+    pthread_cond_broadcast(&c->cond);
+    if (status != SHOAL_OK) {
+        pthread_mutex_unlock(&c->lock);
+        return NULL;
+    }
+    /* Frames may have come right behind WELCOME. */
+    dispatch(c);
+    while (!c->stop && !c->dead) {
+        struct pollfd fds[2] = {
+            {.fd = c->link->fd, .events = POLLIN},
+            {.fd = c->wake_fd, .events = POLLIN},
+        };
+        if (c->read_wants_write || shoal_store_buf_unread(&c->out) > 0)
+            fds[0].events |= POLLOUT;
+        pthread_mutex_unlock(&c->lock);
+        poll(fds, 2, -1);
+        pthread_mutex_lock(&c->lock);
+        if (c->stop)
+            break;
+        if (fds[1].revents & POLLIN) {
+            uint64_t v;
+            ssize_t ignored = read(c->wake_fd, &v, sizeof(v));
+            (void)ignored;
+        }
+        pump(c);
+    }
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+/* ---- the bootstrap operations -------------------------------------------- */
+
+static void wake(client_t *c)
+{
+    uint64_t one = 1;
+    ssize_t ignored = write(c->wake_fd, &one, sizeof(one));
+    (void)ignored;
+}
+
+/* Queues a message; the lock is held. */
+static shoal_status_t queue(client_t *c, const shoal_store_msg_t *m, const char *op)
+{
+    if (c->dead) {
+        SHOAL_ERROR("bootstrap %s: the config store at %s has closed (the job ended)", op,
+                    c->where);
+        return SHOAL_ERR_IO;
+    }
+    if (shoal_store_encode(&c->out, m) != SHOAL_OK) {
+        SHOAL_ERROR("bootstrap %s: out of memory", op);
+        return SHOAL_ERR_NOMEM;
+    }
+    wake(c);
+    return SHOAL_OK;
+}
+
+/* Sends a request and waits for its reply (left in c->reply). */
+static shoal_status_t request(client_t *c, const shoal_store_msg_t *m, int expect, const char *op)
+{
+    shoal_status_t status;
+
+    pthread_mutex_lock(&c->req_lock);
+    pthread_mutex_lock(&c->lock);
+    c->expect = expect;
+    c->reply_ready = 0;
+    status = queue(c, m, op);
+    while (status == SHOAL_OK && !c->reply_ready && !c->dead)
+        pthread_cond_wait(&c->cond, &c->lock);
+    if (status == SHOAL_OK && !c->reply_ready) {
+        SHOAL_ERROR("bootstrap %s: the config store at %s closed before it answered", op, c->where);
+        status = SHOAL_ERR_IO;
+    }
+    c->expect = 0;
+    pthread_mutex_unlock(&c->lock);
+    /* req_lock stays held until the caller has taken the reply. */
+    if (status != SHOAL_OK)
+        pthread_mutex_unlock(&c->req_lock);
+    return status;
+}
+
+/* Waits until everything queued is handed to the kernel; lock held. */
+static void wait_flushed(client_t *c, uint64_t timeout_ms)
+{
+    uint64_t deadline = shoal_store_now_ms() + timeout_ms;
+    while (shoal_store_buf_unread(&c->out) > 0 && !c->dead && !c->stop) {
+        uint64_t now = shoal_store_now_ms();
+        if (now >= deadline)
+            return;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50 * 1000000L;
+        ts.tv_sec += ts.tv_nsec / 1000000000L;
+        ts.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+}
+
+static shoal_status_t check_key(const char *op, const char *key, size_t *len_p)
+{
+    size_t len = key ? strlen(key) : 0;
+    if (len == 0 || len > SHOAL_STORE_MAX_KEY) {
+        SHOAL_ERROR("bootstrap %s: key '%s' must have 1 to %d characters", op, key ? key : "",
+                    SHOAL_STORE_MAX_KEY);
+        return SHOAL_ERR_INVALID;
+    }
+    *len_p = len;
+    return SHOAL_OK;
+}
+
+static shoal_status_t store_put(shoal_bootstrap_t *bs, const char *key, const void *value,
+                                size_t len)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_PUT};
+    size_t key_len;
+    shoal_status_t status;
+
+    if (check_key("put", key, &key_len) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (len > SHOAL_STORE_MAX_VALUE) {
+        SHOAL_ERROR("bootstrap put: value of key '%s' has %zu bytes; the config store takes at "
+                    "most %u",
+                    key, len, SHOAL_STORE_MAX_VALUE);
+        return SHOAL_ERR_INVALID;
+    }
+    m.u.put.key = shoal_store_span(key, key_len);
+    m.u.put.value = shoal_store_span(value, len);
+    pthread_mutex_lock(&c->lock);
+    status = queue(c, &m, "put");
+    pthread_mutex_unlock(&c->lock);
+    return status;
+}
+
+static shoal_status_t store_get(shoal_bootstrap_t *bs, int pe, const char *key, void *value,
+                                size_t max_len, size_t *len_p)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_GET};
+    size_t key_len, got;
+    shoal_status_t status;
+
+    if (check_key("get", key, &key_len) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (pe < 0 || pe >= bs->npes) {
+        SHOAL_ERROR("bootstrap get: PE %d is outside the job (0 to %d)", pe, bs->npes - 1);
+        return SHOAL_ERR_INVALID;
+    }
+    m.u.get.pe = (uint32_t)pe;
+    m.u.get.key = shoal_store_span(key, key_len);
+    status = request(c, &m, SHOAL_STORE_MSG_VALUE, "get");
+    if (status != SHOAL_OK)
+        return status;
+    got = shoal_store_buf_unread(&c->reply);
+    if (got > max_len) {
+        pthread_mutex_unlock(&c->req_lock);
+        SHOAL_ERROR("bootstrap get: value of key '%s' from PE %d has %zu bytes, more than the "
+                    "%zu expected",
+                    key, pe, got, max_len);
+        return SHOAL_ERR_TRUNCATED;
+    }
+    if (got)
+        memcpy(value, shoal_store_buf_head(&c->reply), got);
+    pthread_mutex_unlock(&c->req_lock);
+    if (len_p)
+        *len_p = got;
+    return SHOAL_OK;
+}
+
+/* PUTs go out in order on the one connection, ahead of any later request,
+ * and the store handles a connection's frames in order: nothing to commit. */
+static shoal_status_t store_fence(shoal_bootstrap_t *bs)
+{
+    (void)bs;
+    return SHOAL_OK;
+}
+
+static shoal_status_t store_barrier(shoal_bootstrap_t *bs)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_BARRIER};
+    shoal_status_t status = request(c, &m, SHOAL_STORE_MSG_BARRIER_DONE, "barrier");
+    if (status == SHOAL_OK)
+        pthread_mutex_unlock(&c->req_lock);
+    return status;
+}
+
+static void store_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_EVENT};
+
+    m.u.event.event = (uint32_t)event;
+    pthread_mutex_lock(&c->lock);
+    /* Set first: once the store has every FINALIZED, its host may exit, and
+     * the end of the connection must then not look like a failure. */
+    c->finalized = event == SHOAL_BOOTSTRAP_EVENT_FINALIZED;
+    if (queue(c, &m, "notify") == SHOAL_OK)
+        wait_flushed(c, FLUSH_TIMEOUT_MS);
+    pthread_mutex_unlock(&c->lock);
+}
+
+static void __attribute__((noreturn))
+store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_ABORT};
+    size_t len = msg ? strlen(msg) : 0;
+
+    if (len > 0)
+        SHOAL_ERROR("%s", msg);
+    fflush(NULL);
+    if (len > SHOAL_STORE_MAX_TEXT)
+        len = SHOAL_STORE_MAX_TEXT;
+    m.u.abort.status = status;
+    m.u.abort.origin = (uint32_t)bs->rank;
+    m.u.abort.message = shoal_store_span(msg ? msg : "", len);
+    pthread_mutex_lock(&c->lock);
+    c->finalized = 0; /* the store's answer (ABORT to all) must end this PE too */
+    if (!c->dead && shoal_store_encode(&c->out, &m) == SHOAL_OK) {
+        wake(c);
+        /* The I/O thread exits the process when the store's ABORT comes back. */
+        wait_flushed(c, ABORT_WAIT_MS);
+        uint64_t deadline = shoal_store_now_ms() + ABORT_WAIT_MS;
+        while (!c->dead && shoal_store_now_ms() < deadline) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 50 * 1000000L;
+            ts.tv_sec += ts.tv_nsec / 1000000000L;
+            ts.tv_nsec %= 1000000000L;
+            pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    _exit(status);
+}
+
+static void client_stop(client_t *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->stop = 1;
+    wake(c);
+    pthread_mutex_unlock(&c->lock);
+    pthread_join(c->thread, NULL);
+}
+
+static void client_free(client_t *c)
+{
+    shoal_store_link_destroy(c->link);
+    shoal_store_tls_destroy(c->tls);
+    shoal_store_buf_free(&c->in);
+    shoal_store_buf_free(&c->out);
+    shoal_store_buf_free(&c->reply);
+    if (c->wake_fd >= 0)
+        close(c->wake_fd);
+    pthread_mutex_destroy(&c->lock);
+    pthread_mutex_destroy(&c->req_lock);
+    pthread_cond_destroy(&c->cond);
+    memset(c->cfg.secret, 0, sizeof(c->cfg.secret));
+    free(c);
+}
+
+static void store_finalize(shoal_bootstrap_t *bs)
+{
+    client_t *c = bs->priv;
+    if (c == NULL)
+        return;
+    client_stop(c);
+    client_free(c);
+    bs->priv = NULL;
+}
+
+/* At exit the I/O thread stops before libraries tear down (OpenSSL may
+ * clean up from its own exit handler when the program initialized it). */
+static void client_at_exit(int status, void *arg)
+{
+    client_t *c = arg;
+    (void)status;
+    if (getpid() != c->pid)
+        return; /* a forked child: the thread is its parent's */
+    client_stop(c);
+}
+
+static const shoal_bootstrap_ops_t store_ops = {
+    .version = SHOAL_BOOTSTRAP_VERSION,
+    .name = "store",
+    .put = store_put,
+    .get = store_get,
+    .fence = store_fence,
+    .barrier = store_barrier,
+    .notify = store_notify,
+    .abort = store_abort,
+    .finalize = store_finalize,
+};
+
+/* ---- construction -------------------------------------------------------- */
+
+/* PE 0 of an environment start hosts the store before it joins it. */
+static shoal_status_t host_store(const shoal_store_config_t *cfg)
+{
+    shoal_store_host_conf_t conf = {
+        .npes = cfg->npes,
+        .join_timeout_ms = cfg->join_timeout_ms,
+        .security = cfg->security,
+        .secret = cfg->secret,
+        .certs = &cfg->certs,
+        .listen = cfg->listen,
+    };
+    shoal_store_sockaddr_t bound;
+    return shoal_store_host_start(&conf, &bound);
+}
+
+shoal_status_t shoal_bootstrap_store_init(shoal_bootstrap_t *bs, int api_only)
+{
+    client_t *c = calloc(1, sizeof(*c));
+    shoal_status_t status;
+    int c_configured = 0;
+
+    if (c == NULL)
+        return SHOAL_ERR_NOMEM;
+    c->wake_fd = -1;
+    status = shoal_store_config_load(&c->cfg, api_only);
+    if (status == SHOAL_ERR_NOT_FOUND)
+        goto out_free; /* not configured: the next bootstrap may apply */
+    if (status != SHOAL_OK)
+        goto out_free;
+    c_configured = 1;
+    shoal_store_mark_started();
+    shoal_store_addr_format(&c->cfg.store, c->where, sizeof(c->where));
+    c->hosted_by = strcmp(c->cfg.origin, "the unique ID") == 0
+                       ? "hosted by the process that made the unique ID"
+                       : "hosted by PE 0";
+    if (c->cfg.host && (status = host_store(&c->cfg)) != SHOAL_OK)
+        goto out_free;
+    if (c->cfg.security != SHOAL_STORE_SEC_PLAIN &&
+        (status = shoal_store_tls_create(0, c->cfg.security, c->cfg.secret, &c->cfg.certs,
+                                         &c->tls)) != SHOAL_OK)
+        goto out_free;
+    c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (c->wake_fd < 0) {
+        SHOAL_ERROR("bootstrap init: eventfd failed: %m");
+        status = SHOAL_ERR_SYSTEM;
+        goto out_tls;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_mutex_init(&c->req_lock, NULL);
+    pthread_cond_init(&c->cond, NULL);
+    if (pthread_create(&c->thread, NULL, client_main, c) != 0) {
+        SHOAL_ERROR("bootstrap init: cannot start the config store's I/O thread: %m");
+        status = SHOAL_ERR_SYSTEM;
+        goto out_sync;
+    }
+    pthread_mutex_lock(&c->lock);
+    while (c->joined == 0)
+        pthread_cond_wait(&c->cond, &c->lock);
+    status = c->join_status;
+    pthread_mutex_unlock(&c->lock);
+    if (status != SHOAL_OK) {
+        pthread_join(c->thread, NULL);
+        goto out_sync;
+    }
+    c->pid = getpid();
+    on_exit(client_at_exit, c);
+
+    memset(bs, 0, sizeof(*bs));
+    bs->ops = &store_ops;
+    bs->rank = c->cfg.rank;
+    bs->npes = c->cfg.npes;
+    bs->local_rank = (int)c->join.local_rank;
+    bs->local_npes = (int)c->join.local_npes;
+    snprintf(bs->job_id, sizeof(bs->job_id), "%s", c->join.job_id);
+    bs->priv = c;
+    SHOAL_DEBUG("joined the job through the config store at %s (%s): rank %d of %d, local %d "
+                "of %d",
+                c->where, shoal_store_security_name((uint8_t)c->cfg.security), bs->rank, bs->npes,
+                bs->local_rank, bs->local_npes);
+    return SHOAL_OK;
+
+out_sync:
+    pthread_cond_destroy(&c->cond);
+    pthread_mutex_destroy(&c->req_lock);
+    pthread_mutex_destroy(&c->lock);
+    close(c->wake_fd);
+out_tls:
+    shoal_store_link_destroy(c->link);
+    shoal_store_tls_destroy(c->tls);
+out_free:
+    shoal_store_buf_free(&c->in);
+    memset(c->cfg.secret, 0, sizeof(c->cfg.secret));
+    free(c);
+    /* Configured but failed: never let the caller fall back to another bootstrap. */
+    return status == SHOAL_ERR_NOT_FOUND && c_configured ? SHOAL_ERR_INVALID : status;
+}

@@ -1,0 +1,31 @@
+/*
+ * Joining a job at the config store, a PE's first step (store_join.c): from
+ * nothing to a connection on which the store has accepted this PE and every
+ * PE of the job has arrived. Runs in the PE's I/O thread (SIGPIPE blocked).
+ */
+#ifndef SHOAL_BOOTSTRAP_STORE_JOIN_H
+#define SHOAL_BOOTSTRAP_STORE_JOIN_H
+
+#include <stdint.h>
+
+#include "bootstrap/store_config.h"
+#include "bootstrap/store_link.h"
+#include "bootstrap/store_proto.h"
+
+typedef struct {
+    /* given */
+    const shoal_store_config_t *cfg;
+    const char *where;      /* the store's address, for messages */
+    shoal_store_tls_t *tls; /* a client context, or NULL when TLS is off */
+    /* results (link and in also on failure: the caller frees them) */
+    shoal_store_link_t *link;
+    shoal_store_buf_t in; /* bytes that came after WELCOME */
+    uint32_t local_rank, local_npes;
+    char job_id[64];
+    int last_io; /* how the last failed read or write ended (SHOAL_STORE_IO_*) */
+} shoal_store_join_t;
+
+/* Joins; on failure the cause is logged and returned. */
+shoal_status_t shoal_store_join(shoal_store_join_t *j);
+
+#endif

@@ -1,0 +1,667 @@
+/*
+ * The config store's logic (see store_server.h): joining, the key-value
+ * table, barriers, events and the end of the job.
+ *
+ * Joining: each PE sends HELLO with its rank, the job size and its host
+ * identity. A rank outside the job, a rank another connection holds, or a
+ * job size that differs is refused with a REFUSE that says which and why.
+ * When every rank has joined, each PE gets WELCOME with its rank among the
+ * PEs of its host and the job id. If they do not all join within the join
+ * timeout, every waiting PE is told which ranks are missing.
+ *
+ * Afterwards a PE has at most one request waiting for a reply (GET or
+ * BARRIER); a GET for a key not yet PUT waits for it. A PE whose connection
+ * ends before it finalized has died, so the job is ended with ABORT to all.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap/store_server.h"
+#include "util/log.h"
+
+typedef struct kv_entry {
+    struct kv_entry *next;
+    uint32_t rank;
+    uint32_t key_len;
+    uint32_t value_len;
+    uint8_t *value;
+    char key[]; /* key_len bytes + NUL */
+} kv_entry_t;
+
+struct shoal_store_server {
+    shoal_store_server_conf_t conf;
+    char where[SHOAL_STORE_MAX_TEXT];
+    shoal_store_peer_t *peers;
+    int npeers;
+    int npes;
+    shoal_store_peer_t **by_rank; /* [npes] */
+    int joined;
+    int started;
+    int over;
+    int departed; /* ranks whose connection closed after they finalized */
+    int finalized;
+    int in_barrier;
+    int waiting_gets;
+    uint64_t first_hello_ms;
+    kv_entry_t **buckets;
+    size_t nbuckets, nentries, bytes;
+};
+
+/* ---- key-value table ----------------------------------------------------- */
+
+static size_t kv_hash(uint32_t rank, const uint8_t *key, size_t len)
+{
+    uint64_t h = 1469598103934665603ull ^ rank;
+    for (size_t i = 0; i < len; i++) {
+        h ^= key[i];
+        h *= 1099511628211ull;
+    }
+    return (size_t)(h ^ (h >> 29));
+}
+
+static kv_entry_t **kv_slot(shoal_store_server_t *srv, uint32_t rank, const uint8_t *key,
+                            size_t len)
+{
+    kv_entry_t **slot = &srv->buckets[kv_hash(rank, key, len) & (srv->nbuckets - 1)];
+    for (; *slot != NULL; slot = &(*slot)->next)
+        if ((*slot)->rank == rank && (*slot)->key_len == len && memcmp((*slot)->key, key, len) == 0)
+            break;
+    return slot;
+}
+
+static void kv_grow(shoal_store_server_t *srv)
+{
+    size_t n = srv->nbuckets * 2;
+    kv_entry_t **b = calloc(n, sizeof(*b));
+    if (b == NULL)
+        return; /* keep the longer chains */
+    for (size_t i = 0; i < srv->nbuckets; i++) {
+        kv_entry_t *e = srv->buckets[i];
+        while (e != NULL) {
+            kv_entry_t *next = e->next;
+            size_t j = kv_hash(e->rank, (const uint8_t *)e->key, e->key_len) & (n - 1);
+            e->next = b[j];
+            b[j] = e;
+            e = next;
+        }
+    }
+    free(srv->buckets);
+    srv->buckets = b;
+    srv->nbuckets = n;
+}
+
+/* ---- life cycle ---------------------------------------------------------- */
+
+shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
+                                         shoal_store_server_t **srv_p)
+{
+    shoal_store_server_t *srv = calloc(1, sizeof(*srv));
+    if (srv == NULL)
+        return SHOAL_ERR_NOMEM;
+    srv->conf = *conf;
+    snprintf(srv->where, sizeof(srv->where), "%s", conf->where ? conf->where : "?");
+    srv->conf.where = srv->where;
+    srv->nbuckets = 256;
+    srv->buckets = calloc(srv->nbuckets, sizeof(*srv->buckets));
+    if (srv->buckets == NULL) {
+        free(srv);
+        return SHOAL_ERR_NOMEM;
+    }
+    if (conf->npes > 0) {
+        srv->npes = conf->npes;
+        srv->by_rank = calloc((size_t)conf->npes, sizeof(*srv->by_rank));
+        if (srv->by_rank == NULL) {
+            free(srv->buckets);
+            free(srv);
+            return SHOAL_ERR_NOMEM;
+        }
+    }
+    *srv_p = srv;
+    return SHOAL_OK;
+}
+
+static void peer_free(shoal_store_peer_t *p)
+{
+    shoal_store_buf_free(&p->in);
+    shoal_store_buf_free(&p->out);
+    free(p->host);
+    free(p);
+}
+
+void shoal_store_server_destroy(shoal_store_server_t *srv)
+{
+    if (srv == NULL)
+        return;
+    while (srv->peers != NULL) {
+        shoal_store_peer_t *p = srv->peers;
+        srv->peers = p->next;
+        peer_free(p);
+    }
+    for (size_t i = 0; i < srv->nbuckets; i++) {
+        kv_entry_t *e = srv->buckets[i];
+        while (e != NULL) {
+            kv_entry_t *next = e->next;
+            free(e->value);
+            free(e);
+            e = next;
+        }
+    }
+    free(srv->buckets);
+    free(srv->by_rank);
+    free(srv);
+}
+
+shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const char *addr)
+{
+    shoal_store_peer_t *p = calloc(1, sizeof(*p));
+    if (p == NULL)
+        return NULL;
+    p->rank = -1;
+    snprintf(p->addr, sizeof(p->addr), "%s", addr ? addr : "?");
+    p->next = srv->peers;
+    if (srv->peers != NULL)
+        srv->peers->prev = p;
+    srv->peers = p;
+    srv->npeers++;
+    return p;
+}
+
+shoal_store_peer_t *shoal_store_server_peers(shoal_store_server_t *srv)
+{
+    return srv->peers;
+}
+
+int shoal_store_server_npeers(const shoal_store_server_t *srv)
+{
+    return srv->npeers;
+}
+
+int shoal_store_server_over(const shoal_store_server_t *srv)
+{
+    return srv->over;
+}
+
+int shoal_store_server_started(const shoal_store_server_t *srv)
+{
+    return srv->started;
+}
+
+int shoal_store_server_unfinished(const shoal_store_server_t *srv)
+{
+    return srv->npes - srv->finalized - srv->departed;
+}
+
+int shoal_store_server_finished(const shoal_store_server_t *srv)
+{
+    return srv->over || (srv->started && srv->finalized + srv->departed >= srv->npes);
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Queues a message; without memory for it the peer is dropped. */
+static void send_msg(shoal_store_peer_t *p, const shoal_store_msg_t *m)
+{
+    if (shoal_store_encode(&p->out, m) != SHOAL_OK) {
+        SHOAL_ERROR("config store: out of memory queueing %s for %s; closing that connection",
+                    shoal_store_msg_name(m->type), p->addr);
+        p->closing = 1;
+    }
+}
+
+static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32_t code,
+                        const char *reason)
+{
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_REFUSE};
+    m.u.refuse.code = code;
+    m.u.refuse.reason = shoal_store_span(reason, strlen(reason));
+    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT) /* that one is logged once, for all */
+        SHOAL_WARN("config store at %s: refused a PE connecting from %s: %s", srv->conf.where,
+                   p->addr, reason);
+    send_msg(p, &m);
+    p->closing = 1;
+}
+
+static void send_value(shoal_store_peer_t *p, const kv_entry_t *e)
+{
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_VALUE};
+    m.u.value.value = shoal_store_span(e->value, e->value_len);
+    send_msg(p, &m);
+}
+
+static void send_empty(shoal_store_peer_t *p, shoal_store_msg_type_t type)
+{
+    shoal_store_msg_t m = {.type = type};
+    send_msg(p, &m);
+}
+
+void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t origin,
+                              const char *message)
+{
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_ABORT};
+    size_t len = message ? strlen(message) : 0;
+
+    if (srv->over)
+        return; /* the first end of the job wins */
+    srv->over = 1;
+    if (len > SHOAL_STORE_MAX_TEXT)
+        len = SHOAL_STORE_MAX_TEXT;
+    m.u.abort.status = status;
+    m.u.abort.origin = origin;
+    m.u.abort.message = shoal_store_span(message, len);
+    for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
+        if (p->rank >= 0 && !p->closing)
+            send_msg(p, &m);
+}
+
+/* ---- joining ------------------------------------------------------------- */
+
+typedef struct {
+    const char *host;
+    int rank;
+} host_rank_t;
+
+static int cmp_host_rank(const void *a, const void *b)
+{
+    const host_rank_t *x = a, *y = b;
+    int c = strcmp(x->host, y->host);
+    return c != 0 ? c : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Everyone is here: each PE learns its place among the PEs of its host. */
+static void start_job(shoal_store_server_t *srv)
+{
+    host_rank_t *order = malloc((size_t)srv->npes * sizeof(*order));
+    if (order == NULL) {
+        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN,
+                                 "the config store ran out of memory starting the job");
+        return;
+    }
+    for (int r = 0; r < srv->npes; r++)
+        order[r] = (host_rank_t){srv->by_rank[r]->host, r};
+    qsort(order, (size_t)srv->npes, sizeof(*order), cmp_host_rank);
+    for (int i = 0; i < srv->npes;) {
+        int j = i;
+        while (j < srv->npes && strcmp(order[j].host, order[i].host) == 0)
+            j++;
+        for (int k = i; k < j; k++) {
+            shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_WELCOME};
+            m.u.welcome.local_rank = (uint32_t)(k - i);
+            m.u.welcome.local_npes = (uint32_t)(j - i);
+            m.u.welcome.job_id = shoal_store_span(srv->conf.job_id, strlen(srv->conf.job_id));
+            send_msg(srv->by_rank[order[k].rank], &m);
+        }
+        i = j;
+    }
+    free(order);
+    srv->started = 1;
+    SHOAL_DEBUG("config store at %s: all %d PEs joined", srv->conf.where, srv->npes);
+}
+
+static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                                   const shoal_store_msg_t *m, uint64_t now_ms)
+{
+    char reason[512];
+    int rank = (int)m->u.hello.rank;
+
+    if (p->state != SHOAL_STORE_PEER_NEW) {
+        SHOAL_WARN("config store at %s: %s sent a second HELLO; closing that connection",
+                   srv->conf.where, p->addr);
+        return SHOAL_ERR_INVALID;
+    }
+    if (srv->over) {
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER,
+                    "the job this store served has already ended or failed");
+        return SHOAL_OK;
+    }
+    if (srv->npes == 0) {
+        srv->by_rank = calloc(m->u.hello.npes, sizeof(*srv->by_rank));
+        if (srv->by_rank == NULL) {
+            send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, "the store is out of memory");
+            return SHOAL_OK;
+        }
+        srv->npes = (int)m->u.hello.npes;
+    }
+    if (srv->first_hello_ms == 0)
+        srv->first_hello_ms = now_ms ? now_ms : 1;
+    if (rank >= srv->npes) {
+        snprintf(reason, sizeof(reason),
+                 "rank %d is outside this job of %d PEs (ranks 0 to %d): SHOAL_RANK (or the "
+                 "rank given to shmemx_set_attr_uniqueid_args) must be below the job size",
+                 rank, srv->npes, srv->npes - 1);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_RANGE, reason);
+        return SHOAL_OK;
+    }
+    if ((int)m->u.hello.npes != srv->npes) {
+        snprintf(reason, sizeof(reason),
+                 "this PE says the job has %u PEs, but the store's job has %d: the job size "
+                 "(SHOAL_NPES or npes of shmemx_set_attr_uniqueid_args) must be the same on "
+                 "every PE",
+                 m->u.hello.npes, srv->npes);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, reason);
+        return SHOAL_OK;
+    }
+    if (srv->by_rank[rank] != NULL) {
+        const shoal_store_peer_t *o = srv->by_rank[rank];
+        snprintf(reason, sizeof(reason),
+                 "rank %d is already claimed by pid %u on host %.64s (connected from %s): every "
+                 "PE needs a rank of its own",
+                 rank, o->pid, o->host, o->addr);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_TAKEN, reason);
+        return SHOAL_OK;
+    }
+    if (srv->started) {
+        snprintf(reason, sizeof(reason),
+                 "rank %d already ran in this job and has exited; a job cannot take new PEs", rank);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER, reason);
+        return SHOAL_OK;
+    }
+    p->host = malloc(m->u.hello.host.len + 1);
+    if (p->host == NULL) {
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, "the store is out of memory");
+        return SHOAL_OK;
+    }
+    shoal_store_span_str(m->u.hello.host, p->host, m->u.hello.host.len + 1);
+    p->rank = rank;
+    p->pid = m->u.hello.pid;
+    p->state = SHOAL_STORE_PEER_JOINED;
+    srv->by_rank[rank] = p;
+    srv->joined++;
+    SHOAL_DEBUG("config store at %s: PE %d joined from %s (%d of %d)", srv->conf.where, rank,
+                p->addr, srv->joined, srv->npes);
+    if (srv->joined == srv->npes)
+        start_job(srv);
+    return SHOAL_OK;
+}
+
+uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
+{
+    char reason[SHOAL_STORE_MAX_TEXT];
+    size_t n;
+    int listed = 0;
+
+    if (srv->started || srv->over || srv->first_hello_ms == 0)
+        return UINT64_MAX;
+    if (now_ms < srv->first_hello_ms + srv->conf.join_timeout_ms)
+        return srv->first_hello_ms + srv->conf.join_timeout_ms;
+
+    n = (size_t)snprintf(reason, sizeof(reason),
+                         "only %d of %d PEs joined within %llu s; missing rank(s):", srv->joined,
+                         srv->npes, (unsigned long long)(srv->conf.join_timeout_ms / 1000));
+    for (int r = 0; r < srv->npes && n < sizeof(reason) - 200; r++) {
+        if (srv->by_rank[r] != NULL)
+            continue;
+        if (listed++ == 16) {
+            n += (size_t)snprintf(reason + n, sizeof(reason) - n, " ...");
+            break;
+        }
+        n += (size_t)snprintf(reason + n, sizeof(reason) - n, " %d", r);
+    }
+    snprintf(reason + n, sizeof(reason) - n,
+             ". Start every PE with the same store address and job size, or raise "
+             "SHOAL_STORE_JOIN_TIMEOUT");
+    srv->over = 1;
+    SHOAL_WARN("config store at %s: the job cannot start: %s", srv->conf.where, reason);
+    for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
+        if (p->rank >= 0 && !p->closing)
+            send_refuse(srv, p, SHOAL_STORE_REFUSE_JOIN_TIMEOUT, reason);
+    return UINT64_MAX;
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static int protocol_error(const shoal_store_server_t *srv, const shoal_store_peer_t *p,
+                          const char *what)
+{
+    if (p->rank >= 0)
+        SHOAL_WARN("config store at %s: PE %d (from %s) broke the protocol: %s; closing its "
+                   "connection",
+                   srv->conf.where, p->rank, p->addr, what);
+    else
+        SHOAL_WARN("config store at %s: a client from %s broke the protocol: %s; closing its "
+                   "connection",
+                   srv->conf.where, p->addr, what);
+    return -1;
+}
+
+/* A rank that finalized and left cannot take part again. */
+static int check_departed(shoal_store_server_t *srv)
+{
+    char msg[200];
+    if (srv->departed == 0)
+        return 0;
+    for (int r = 0; r < srv->npes; r++)
+        if (srv->by_rank[r] == NULL) {
+            snprintf(msg, sizeof(msg),
+                     "PE %d has exited after shmem_finalize, so the other PEs cannot "
+                     "initialize again; ending the job",
+                     r);
+            SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
+            shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+            return 1;
+        }
+    return 0;
+}
+
+static void handle_put(shoal_store_server_t *srv, shoal_store_peer_t *p, const shoal_store_msg_t *m,
+                       int *error_p)
+{
+    const shoal_store_span_t *key = &m->u.put.key, *val = &m->u.put.value;
+    kv_entry_t **slot = kv_slot(srv, (uint32_t)p->rank, key->ptr, key->len);
+    kv_entry_t *e = *slot;
+    uint8_t *copy;
+
+    if (srv->bytes + val->len + key->len > SHOAL_STORE_MAX_TOTAL) {
+        *error_p = protocol_error(srv, p, "the store holds its maximum of data");
+        return;
+    }
+    copy = malloc(val->len ? val->len : 1);
+    if (copy == NULL) {
+        *error_p = protocol_error(srv, p, "the store is out of memory");
+        return;
+    }
+    if (val->len)
+        memcpy(copy, val->ptr, val->len);
+    if (e == NULL) {
+        e = malloc(sizeof(*e) + key->len + 1);
+        if (e == NULL) {
+            free(copy);
+            *error_p = protocol_error(srv, p, "the store is out of memory");
+            return;
+        }
+        e->next = NULL;
+        e->rank = (uint32_t)p->rank;
+        e->key_len = key->len;
+        memcpy(e->key, key->ptr, key->len);
+        e->key[key->len] = '\0';
+        e->value = NULL;
+        e->value_len = 0;
+        *slot = e;
+        srv->nentries++;
+        srv->bytes += key->len;
+    } else {
+        srv->bytes -= e->value_len;
+        free(e->value);
+    }
+    e->value = copy;
+    e->value_len = val->len;
+    srv->bytes += val->len;
+
+    if (srv->waiting_gets > 0) {
+        for (shoal_store_peer_t *q = srv->peers; q != NULL; q = q->next) {
+            if (q->waiting != SHOAL_STORE_MSG_GET || q->get_pe != (uint32_t)p->rank ||
+                strlen(q->get_key) != key->len || memcmp(q->get_key, key->ptr, key->len) != 0)
+                continue;
+            send_value(q, e);
+            q->waiting = 0;
+            srv->waiting_gets--;
+        }
+    }
+    if (srv->nentries > srv->nbuckets)
+        kv_grow(srv);
+}
+
+static void handle_get(shoal_store_server_t *srv, shoal_store_peer_t *p, const shoal_store_msg_t *m,
+                       int *error_p)
+{
+    if ((int)m->u.get.pe >= srv->npes) {
+        *error_p = protocol_error(srv, p, "GET names a PE outside the job");
+        return;
+    }
+    if (srv->by_rank[m->u.get.pe] == NULL && check_departed(srv))
+        return;
+    kv_entry_t *e = *kv_slot(srv, m->u.get.pe, m->u.get.key.ptr, m->u.get.key.len);
+    if (e != NULL) {
+        send_value(p, e);
+        return;
+    }
+    p->waiting = SHOAL_STORE_MSG_GET;
+    p->get_pe = m->u.get.pe;
+    shoal_store_span_str(m->u.get.key, p->get_key, sizeof(p->get_key));
+    srv->waiting_gets++;
+}
+
+static void handle_barrier(shoal_store_server_t *srv, shoal_store_peer_t *p)
+{
+    if (check_departed(srv))
+        return;
+    p->waiting = SHOAL_STORE_MSG_BARRIER;
+    if (++srv->in_barrier < srv->npes)
+        return;
+    srv->in_barrier = 0;
+    for (shoal_store_peer_t *q = srv->peers; q != NULL; q = q->next) {
+        if (q->waiting != SHOAL_STORE_MSG_BARRIER)
+            continue;
+        q->waiting = 0;
+        send_empty(q, SHOAL_STORE_MSG_BARRIER_DONE);
+    }
+}
+
+static void handle_event(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32_t event)
+{
+    if (event == 1) { /* initialized (again) */
+        if (p->state == SHOAL_STORE_PEER_FINALIZED)
+            srv->finalized--;
+        p->state = SHOAL_STORE_PEER_RUNNING;
+    } else if (p->state != SHOAL_STORE_PEER_FINALIZED) {
+        p->state = SHOAL_STORE_PEER_FINALIZED;
+        srv->finalized++;
+    }
+}
+
+static void handle_abort(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                         const shoal_store_msg_t *m)
+{
+    char msg[SHOAL_STORE_MAX_TEXT + 1];
+    /* The PE that ends the job shows its message itself. */
+    shoal_store_span_str(m->u.abort.message, msg, sizeof(msg));
+    SHOAL_DEBUG("config store at %s: PE %d ends the job with status %d", srv->conf.where, p->rank,
+                m->u.abort.status);
+    shoal_store_server_abort(srv, m->u.abort.status, (uint32_t)p->rank, msg);
+}
+
+static shoal_status_t handle(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                             const shoal_store_msg_t *m, uint64_t now_ms)
+{
+    int error = 0;
+
+    if (m->type == SHOAL_STORE_MSG_HELLO)
+        return handle_hello(srv, p, m, now_ms);
+    if (p->state == SHOAL_STORE_PEER_NEW) {
+        protocol_error(srv, p, "the first message must be HELLO");
+        return SHOAL_ERR_INVALID;
+    }
+    if (srv->over)
+        return SHOAL_OK; /* the job has ended: everyone is told already */
+    switch (m->type) {
+    case SHOAL_STORE_MSG_PUT:
+        handle_put(srv, p, m, &error);
+        break;
+    case SHOAL_STORE_MSG_GET:
+    case SHOAL_STORE_MSG_BARRIER:
+        if (!srv->started)
+            error = protocol_error(srv, p, "a request before every PE joined");
+        else if (p->waiting != 0)
+            error = protocol_error(srv, p, "a second request while one waits for its reply");
+        else if (m->type == SHOAL_STORE_MSG_GET)
+            handle_get(srv, p, m, &error);
+        else
+            handle_barrier(srv, p);
+        break;
+    case SHOAL_STORE_MSG_EVENT:
+        handle_event(srv, p, m->u.event.event);
+        break;
+    case SHOAL_STORE_MSG_ABORT:
+        handle_abort(srv, p, m);
+        break;
+    default: {
+        char what[80];
+        snprintf(what, sizeof(what), "%s is not a message a PE sends",
+                 shoal_store_msg_name(m->type));
+        error = protocol_error(srv, p, what);
+    }
+    }
+    return error ? SHOAL_ERR_INVALID : SHOAL_OK;
+}
+
+shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                                        uint64_t now_ms)
+{
+    while (!p->closing) {
+        const uint8_t *head = shoal_store_buf_head(&p->in);
+        size_t len = shoal_store_buf_unread(&p->in), frame_len = 0;
+        const char *why = NULL;
+        shoal_store_msg_t m;
+        shoal_status_t status = shoal_store_frame_peek(head, len, &frame_len, &why);
+
+        if (status == SHOAL_ERR_NOT_FOUND)
+            return SHOAL_OK;
+        if (status == SHOAL_OK)
+            status = shoal_store_decode(head, frame_len, &m, &why);
+        if (status != SHOAL_OK) {
+            protocol_error(srv, p, why ? why : "malformed frame");
+            return SHOAL_ERR_INVALID;
+        }
+        status = handle(srv, p, &m, now_ms);
+        shoal_store_buf_consume(&p->in, frame_len);
+        if (status != SHOAL_OK)
+            return status;
+    }
+    return SHOAL_OK;
+}
+
+void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t *p, uint64_t now_ms)
+{
+    (void)now_ms;
+    if (p->waiting == SHOAL_STORE_MSG_GET)
+        srv->waiting_gets--;
+    if (p->waiting == SHOAL_STORE_MSG_BARRIER)
+        srv->in_barrier--;
+    if (p->rank >= 0 && srv->by_rank != NULL && srv->by_rank[p->rank] == p) {
+        srv->by_rank[p->rank] = NULL;
+        if (!srv->started) {
+            srv->joined--; /* before the start, the rank may join again */
+            SHOAL_DEBUG("config store at %s: PE %d left before the job started", srv->conf.where,
+                        p->rank);
+        } else if (p->state == SHOAL_STORE_PEER_FINALIZED) {
+            srv->finalized--;
+            srv->departed++;
+        } else if (!srv->over) {
+            char msg[400];
+            snprintf(msg, sizeof(msg),
+                     "PE %d (pid %u on %.64s) closed its connection to the config store at %s "
+                     "before shmem_finalize: it exited, crashed or was killed; ending the job",
+                     p->rank, p->pid, p->host ? p->host : "?", srv->conf.where);
+            SHOAL_ERROR("%s", msg);
+            shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        }
+    }
+    if (p->prev != NULL)
+        p->prev->next = p->next;
+    else
+        srv->peers = p->next;
+    if (p->next != NULL)
+        p->next->prev = p->prev;
+    srv->npeers--;
+    peer_free(p);
+}

@@ -1,0 +1,90 @@
+/*
+ * The config store's logic: who has joined, the key-value table, barriers,
+ * life-cycle events and ending the job. It works on peers' input and output
+ * buffers only and makes no system calls, so the I/O loop (store_host.c)
+ * and the fuzz target (fuzz/store_decode.c) drive the same code. One thread
+ * at a time: the caller serializes.
+ */
+#ifndef SHOAL_BOOTSTRAP_STORE_SERVER_H
+#define SHOAL_BOOTSTRAP_STORE_SERVER_H
+
+#include <stdint.h>
+
+#include "bootstrap/store_proto.h"
+
+/* All the store keeps, values included, is bounded by this. */
+#define SHOAL_STORE_MAX_TOTAL ((size_t)256 << 20)
+
+typedef enum {
+    SHOAL_STORE_PEER_NEW = 0,   /* connected, no HELLO accepted yet */
+    SHOAL_STORE_PEER_JOINED,    /* HELLO accepted; in shmem_init */
+    SHOAL_STORE_PEER_RUNNING,   /* after shmem_init */
+    SHOAL_STORE_PEER_FINALIZED, /* after shmem_finalize */
+} shoal_store_peer_state_t;
+
+typedef struct shoal_store_peer shoal_store_peer_t;
+struct shoal_store_peer {
+    shoal_store_peer_t *next, *prev;
+    shoal_store_buf_t in;  /* bytes received, not yet decoded */
+    shoal_store_buf_t out; /* frames to send */
+    shoal_store_peer_state_t state;
+    int rank; /* -1 until joined */
+    uint32_t pid;
+    char *host;    /* the host identity it sent */
+    char addr[64]; /* where it connects from, for messages */
+    int closing;   /* close once `out` is sent */
+    int waiting;   /* outstanding request: 0, GET or BARRIER (message type) */
+    uint32_t get_pe;
+    char get_key[SHOAL_STORE_MAX_KEY + 1];
+    void *io; /* the I/O layer's per-connection data */
+};
+
+typedef struct {
+    int npes;                 /* 0: taken from the first HELLO (unique-ID start) */
+    uint64_t join_timeout_ms; /* from the first HELLO until all must have joined */
+    char job_id[48];          /* given to every PE; names its local sockets */
+    const char *where;        /* the store's address, for messages */
+} shoal_store_server_conf_t;
+
+typedef struct shoal_store_server shoal_store_server_t;
+
+shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
+                                         shoal_store_server_t **srv_p);
+/* Frees the server and every peer still in it (their `io` is the caller's). */
+void shoal_store_server_destroy(shoal_store_server_t *srv);
+
+/* A new connection from `addr` (text for messages). NULL when out of memory. */
+shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const char *addr);
+/* The connection is gone (closed by either side): forgets the peer and
+ * frees it. A PE that leaves mid-job ends the job for everyone. */
+void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t *peer,
+                                  uint64_t now_ms);
+
+/* Decodes and handles the whole frames in peer->in. SHOAL_ERR_INVALID when
+ * the peer broke the protocol (logged; the caller closes the connection). */
+shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_peer_t *peer,
+                                        uint64_t now_ms);
+
+/* Enforces the join timeout; returns the next time it needs a call
+ * (UINT64_MAX: none). */
+uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms);
+
+/* Sends ABORT to every PE that has joined; the job is over. */
+void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t origin,
+                              const char *message);
+
+/* Iteration over peers (for the I/O loop). */
+shoal_store_peer_t *shoal_store_server_peers(shoal_store_server_t *srv);
+int shoal_store_server_npeers(const shoal_store_server_t *srv);
+
+/* 1 once there is nothing left to serve: every PE of a started job has
+ * finalized or gone, or the job ended (aborted, failed to start). */
+int shoal_store_server_finished(const shoal_store_server_t *srv);
+/* PEs of the job that have not finalized (nor left). */
+int shoal_store_server_unfinished(const shoal_store_server_t *srv);
+/* 1 when the job is over (aborted or failed). */
+int shoal_store_server_over(const shoal_store_server_t *srv);
+/* 1 once all PEs have joined. */
+int shoal_store_server_started(const shoal_store_server_t *srv);
+
+#endif

@@ -1,0 +1,346 @@
+/*
+ * Unit tests of the config store's parts that need no network: the codec
+ * (round trips, and every strictness rule), unique IDs, job secrets,
+ * tls_info, addresses, and the store's logic driven through in-memory peers
+ * (joining, refusals, GET before PUT, barriers, a PE that dies, the join
+ * timeout). Compiled from the sources; the library exports only the API.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../unit/unit_check.h"
+#include "bootstrap/store_config.h"
+#include "bootstrap/store_proto.h"
+#include "bootstrap/store_server.h"
+#include "util/log.h"
+
+/* ---- codec --------------------------------------------------------------- */
+
+static int roundtrip(const shoal_store_msg_t *m, shoal_store_msg_t *out, shoal_store_buf_t *b)
+{
+    const char *why = NULL;
+    size_t flen = 0;
+    b->off = b->len = 0;
+    if (shoal_store_encode(b, m) != SHOAL_OK)
+        return -1;
+    if (shoal_store_frame_peek(b->data, b->len, &flen, &why) != SHOAL_OK || flen != b->len)
+        return -2;
+    return shoal_store_decode(b->data, b->len, out, &why) == SHOAL_OK ? 0 : -3;
+}
+
+static int span_is(shoal_store_span_t s, const char *text)
+{
+    return s.len == strlen(text) && memcmp(s.ptr, text, s.len) == 0;
+}
+
+static void test_codec(void)
+{
+    shoal_store_buf_t b = {0};
+    shoal_store_msg_t m, d;
+    static uint8_t big[SHOAL_STORE_MAX_VALUE];
+
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_HELLO};
+    m.u.hello.rank = 3;
+    m.u.hello.npes = 8;
+    m.u.hello.pid = 1234;
+    m.u.hello.host = shoal_store_span("h|b|n", 5);
+    CHECK(roundtrip(&m, &d, &b) == 0);
+    CHECK(d.type == SHOAL_STORE_MSG_HELLO && d.u.hello.rank == 3 && d.u.hello.npes == 8 &&
+          d.u.hello.pid == 1234 && span_is(d.u.hello.host, "h|b|n"));
+
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_PUT};
+    m.u.put.key = shoal_store_span("shm-addr", 8);
+    m.u.put.value = shoal_store_span(big, sizeof(big));
+    CHECK(roundtrip(&m, &d, &b) == 0);
+    CHECK(d.u.put.value.len == sizeof(big) && span_is(d.u.put.key, "shm-addr"));
+
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_ABORT};
+    m.u.abort.status = -3;
+    m.u.abort.origin = SHOAL_STORE_NO_ORIGIN;
+    m.u.abort.message = shoal_store_span("bye", 3);
+    CHECK(roundtrip(&m, &d, &b) == 0);
+    CHECK(d.u.abort.status == -3 && d.u.abort.origin == SHOAL_STORE_NO_ORIGIN);
+
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_BARRIER_DONE};
+    CHECK(roundtrip(&m, &d, &b) == 0 && b.len == SHOAL_STORE_FRAME_HEADER);
+
+    /* Strictness: each rule broken once. */
+    const char *why;
+    size_t flen;
+    uint8_t f[64];
+    memcpy(f, b.data, SHOAL_STORE_FRAME_HEADER); /* an empty BARRIER_DONE */
+    CHECK(shoal_store_frame_peek(f, 7, &flen, &why) == SHOAL_ERR_NOT_FOUND);
+    f[7] = 1; /* reserved bits */
+    CHECK(shoal_store_frame_peek(f, 8, &flen, &why) == SHOAL_ERR_INVALID);
+    f[7] = 0;
+    f[5] = 99; /* unknown type */
+    CHECK(shoal_store_frame_peek(f, 8, &flen, &why) == SHOAL_ERR_INVALID);
+    f[5] = SHOAL_STORE_MSG_BARRIER;
+    f[0] = 0x7f; /* oversize, rejected from the header alone */
+    CHECK(shoal_store_frame_peek(f, 8, &flen, &why) == SHOAL_ERR_INVALID);
+    f[0] = 0;
+    f[3] = 1; /* BARRIER with a byte of body */
+    f[8] = 'x';
+    CHECK(shoal_store_decode(f, 9, &d, &why) == SHOAL_ERR_INVALID);
+    f[3] = 0;
+    CHECK(shoal_store_decode(f, 8, &d, &why) == SHOAL_OK);
+    CHECK(shoal_store_decode(f, 9, &d, &why) == SHOAL_ERR_INVALID); /* length mismatch */
+
+    /* HELLO with rank >= npes, a NUL in the host, an empty host. */
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_HELLO};
+    m.u.hello.rank = 8;
+    m.u.hello.npes = 8;
+    m.u.hello.host = shoal_store_span("h", 1);
+    CHECK(roundtrip(&m, &d, &b) == -3);
+    m.u.hello.rank = 1;
+    m.u.hello.host = shoal_store_span("a\0b", 3);
+    CHECK(roundtrip(&m, &d, &b) == -3);
+    m.u.hello.host = shoal_store_span("", 0);
+    CHECK(roundtrip(&m, &d, &b) == -3);
+    /* Keys of 0 and of MAX_KEY + 1 characters. */
+    char key[SHOAL_STORE_MAX_KEY + 2];
+    memset(key, 'k', sizeof(key));
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_GET};
+    m.u.get.key = shoal_store_span(key, 0);
+    CHECK(roundtrip(&m, &d, &b) == -3);
+    m.u.get.key = shoal_store_span(key, SHOAL_STORE_MAX_KEY + 1);
+    CHECK(roundtrip(&m, &d, &b) == -3);
+    m.u.get.key = shoal_store_span(key, SHOAL_STORE_MAX_KEY);
+    CHECK(roundtrip(&m, &d, &b) == 0);
+    /* EVENT must be a known event. */
+    m = (shoal_store_msg_t){.type = SHOAL_STORE_MSG_EVENT};
+    m.u.event.event = 3;
+    CHECK(roundtrip(&m, &d, &b) == -3);
+
+    /* Greetings. */
+    uint8_t g[SHOAL_STORE_HELLO_BYTES], kid[8] = {1, 2, 3, 4, 5, 6, 7, 8}, kid2[8];
+    uint8_t version, security, verdict, r[SHOAL_STORE_REPLY_BYTES];
+    shoal_store_greeting_encode(g, SHOAL_STORE_SEC_PSK, kid);
+    CHECK(shoal_store_greeting_decode(g, &version, &security, kid2) == SHOAL_OK);
+    CHECK(version == SHOAL_STORE_PROTO_VERSION && security == SHOAL_STORE_SEC_PSK &&
+          memcmp(kid, kid2, 8) == 0);
+    g[0] = 0x16; /* a TLS ClientHello starts so */
+    CHECK(shoal_store_greeting_decode(g, &version, &security, kid2) == SHOAL_ERR_INVALID);
+    shoal_store_reply_encode(r, SHOAL_STORE_SEC_PLAIN, SHOAL_STORE_GREET_WRONG_SECRET);
+    CHECK(shoal_store_reply_decode(r, &version, &security, &verdict) == SHOAL_OK &&
+          verdict == SHOAL_STORE_GREET_WRONG_SECRET);
+    shoal_store_buf_free(&b);
+}
+
+/* ---- settings ------------------------------------------------------------ */
+
+static void test_settings(void)
+{
+    uint8_t s[SHOAL_STORE_SECRET_BYTES];
+    const char *hex = "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+    CHECK(shoal_store_parse_secret(hex, strlen(hex), "t", s) == SHOAL_OK);
+    CHECK(s[0] == 0x00 && s[1] == 0x11 && s[31] == 0xff);
+    char with_nl[80];
+    snprintf(with_nl, sizeof(with_nl), "%s\n", hex);
+    CHECK(shoal_store_parse_secret(with_nl, strlen(with_nl), "t", s) == SHOAL_OK);
+    CHECK(shoal_store_parse_secret(hex, 62, "t", s) == SHOAL_ERR_INVALID);
+    char bad[65];
+    memcpy(bad, hex, 65);
+    bad[10] = 'g';
+    CHECK(shoal_store_parse_secret(bad, 64, "t", s) == SHOAL_ERR_INVALID);
+
+    shoal_store_certs_t c;
+    int has;
+    CHECK(shoal_store_parse_tls_info("", 0, &c, &has) == SHOAL_OK && !has);
+    CHECK(shoal_store_parse_tls_info(NULL, 0, &c, &has) == SHOAL_OK && !has);
+    const char *info = " cert=/dev/null ; key=/dev/null;ca=/dev/null;verify_name=0 ";
+    CHECK(shoal_store_parse_tls_info(info, strlen(info), &c, &has) == SHOAL_OK && has);
+    CHECK(strcmp(c.cert, "/dev/null") == 0 && c.verify_name == 0 && c.crl[0] == '\0');
+    CHECK(shoal_store_parse_tls_info("cert=/dev/null", 14, &c, &has) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_parse_tls_info("pem=/dev/null", 13, &c, &has) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_parse_tls_info("cert", 4, &c, &has) == SHOAL_ERR_INVALID);
+    const char *missing = "cert=/nonexistent;key=/dev/null;ca=/dev/null";
+    CHECK(shoal_store_parse_tls_info(missing, strlen(missing), &c, &has) == SHOAL_ERR_INVALID);
+
+    shoal_store_addr_t a;
+    char why[200];
+    CHECK(shoal_store_addr_parse("127.0.0.1:5000", 1, &a, why, sizeof(why)) == SHOAL_OK &&
+          a.port == 5000 && strcmp(a.host, "127.0.0.1") == 0);
+    CHECK(shoal_store_addr_parse("[::1]:77", 1, &a, why, sizeof(why)) == SHOAL_OK && a.port == 77 &&
+          strcmp(a.host, "::1") == 0);
+    CHECK(shoal_store_addr_parse("::1", 9, &a, why, sizeof(why)) == SHOAL_OK && a.port == 9);
+    CHECK(shoal_store_addr_parse("node7", 8666, &a, why, sizeof(why)) == SHOAL_OK &&
+          a.port == 8666);
+    CHECK(shoal_store_addr_parse("h:70000", 1, &a, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_addr_parse("h:", 1, &a, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_addr_parse("[::1", 1, &a, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_addr_parse(":80", 1, &a, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    CHECK(shoal_store_addr_parse("a b:80", 1, &a, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    char text[64];
+    a = (shoal_store_addr_t){.host = "::1", .port = 5};
+    shoal_store_addr_format(&a, text, sizeof(text));
+    CHECK(strcmp(text, "[::1]:5") == 0);
+}
+
+static void test_uniqueid(void)
+{
+    shoal_store_uid_t u = {0}, v;
+    uint8_t id[SHOAL_STORE_UNIQUEID_BYTES];
+    char why[200];
+    char text[80];
+    shoal_store_addr_t a = {.host = "::1", .port = 4242};
+
+    CHECK(shoal_store_resolve(&a, &u.addr, why, sizeof(why)) == SHOAL_OK);
+    for (int i = 0; i < SHOAL_STORE_SECRET_BYTES; i++)
+        u.secret[i] = (uint8_t)(i * 7);
+    shoal_store_uid_encode(&u, id);
+    CHECK(shoal_store_uid_decode(id, &v, why, sizeof(why)) == SHOAL_OK);
+    shoal_store_sockaddr_format(&v.addr, text, sizeof(text));
+    CHECK(strcmp(text, "[::1]:4242") == 0);
+    CHECK(memcmp(v.secret, u.secret, sizeof(u.secret)) == 0);
+    id[40] ^= 1; /* a flipped bit in the secret */
+    CHECK(shoal_store_uid_decode(id, &v, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    id[40] ^= 1;
+    id[100] = 1; /* reserved */
+    CHECK(shoal_store_uid_decode(id, &v, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    id[100] = 0;
+    id[4] = 2; /* another format version */
+    CHECK(shoal_store_uid_decode(id, &v, why, sizeof(why)) == SHOAL_ERR_INVALID);
+    memset(id, 0, sizeof(id));
+    CHECK(shoal_store_uid_decode(id, &v, why, sizeof(why)) == SHOAL_ERR_INVALID);
+}
+
+/* ---- the store's logic --------------------------------------------------- */
+
+static shoal_store_server_t *srv;
+
+static void feed(shoal_store_peer_t *p, const shoal_store_msg_t *m, uint64_t now)
+{
+    shoal_store_encode(&p->in, m);
+    shoal_store_server_input(srv, p, now);
+}
+
+static void hello(shoal_store_peer_t *p, uint32_t rank, uint32_t npes, const char *host)
+{
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_HELLO};
+    m.u.hello.rank = rank;
+    m.u.hello.npes = npes;
+    m.u.hello.pid = 100 + rank;
+    m.u.hello.host = shoal_store_span(host, strlen(host));
+    feed(p, &m, 1000);
+}
+
+/* Takes the next frame sent to `p`; its type, or 0 when there is none. */
+static int next_out(shoal_store_peer_t *p, shoal_store_msg_t *m)
+{
+    const char *why;
+    size_t len;
+    if (shoal_store_frame_peek(shoal_store_buf_head(&p->out), shoal_store_buf_unread(&p->out), &len,
+                               &why) != SHOAL_OK)
+        return 0;
+    if (shoal_store_decode(shoal_store_buf_head(&p->out), len, m, &why) != SHOAL_OK)
+        return -1;
+    shoal_store_buf_consume(&p->out, len);
+    return (int)m->type;
+}
+
+static void test_server(void)
+{
+    shoal_store_server_conf_t conf = {.npes = 3, .join_timeout_ms = 5000, .job_id = "stjob"};
+    shoal_store_peer_t *p[5];
+    shoal_store_msg_t m;
+
+    CHECK(shoal_store_server_create(&conf, &srv) == SHOAL_OK);
+    for (int i = 0; i < 5; i++)
+        p[i] = shoal_store_server_peer_new(srv, "test");
+    hello(p[0], 0, 3, "hostA");
+    hello(p[1], 2, 3, "hostB");
+    CHECK(next_out(p[0], &m) == 0); /* not all here yet */
+    hello(p[2], 2, 3, "hostA");     /* rank 2 is taken */
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_RANK_TAKEN && p[2]->closing);
+    hello(p[3], 1, 4, "hostA"); /* other job size */
+    CHECK(next_out(p[3], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_NPES);
+    hello(p[4], 3, 4, "hostA"); /* outside the job */
+    CHECK(next_out(p[4], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_RANK_RANGE);
+    shoal_store_server_peer_gone(srv, p[2], 1000);
+    shoal_store_server_peer_gone(srv, p[3], 1000);
+    shoal_store_server_peer_gone(srv, p[4], 1000);
+    CHECK(!shoal_store_server_over(srv));
+
+    p[2] = shoal_store_server_peer_new(srv, "test");
+    hello(p[2], 1, 3, "hostA");
+    CHECK(shoal_store_server_started(srv));
+    /* Ranks 0 and 1 share hostA, rank 2 is alone on hostB. */
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_WELCOME && m.u.welcome.local_rank == 0 &&
+          m.u.welcome.local_npes == 2 && span_is(m.u.welcome.job_id, "stjob"));
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_WELCOME && m.u.welcome.local_rank == 1);
+    CHECK(next_out(p[1], &m) == SHOAL_STORE_MSG_WELCOME && m.u.welcome.local_npes == 1);
+
+    /* GET before PUT waits for it; a second request meanwhile is an error. */
+    shoal_store_msg_t get = {.type = SHOAL_STORE_MSG_GET};
+    get.u.get.pe = 2;
+    get.u.get.key = shoal_store_span("k", 1);
+    feed(p[0], &get, 1000);
+    CHECK(next_out(p[0], &m) == 0);
+    shoal_store_msg_t put = {.type = SHOAL_STORE_MSG_PUT};
+    put.u.put.key = shoal_store_span("k", 1);
+    put.u.put.value = shoal_store_span("value", 5);
+    feed(p[1], &put, 1000); /* p[1] is rank 2 */
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_VALUE && span_is(m.u.value.value, "value"));
+    feed(p[2], &get, 1000); /* now at once */
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_VALUE);
+
+    shoal_store_msg_t bar = {.type = SHOAL_STORE_MSG_BARRIER};
+    feed(p[0], &bar, 1000);
+    feed(p[1], &bar, 1000);
+    CHECK(next_out(p[0], &m) == 0);
+    CHECK(shoal_store_encode(&p[1]->in, &bar) == SHOAL_OK); /* second request: error */
+    CHECK(shoal_store_server_input(srv, p[1], 1000) == SHOAL_ERR_INVALID);
+    p[1]->in.off = p[1]->in.len = 0;
+    feed(p[2], &bar, 1000);
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
+    CHECK(next_out(p[1], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
+
+    /* Rank 1 finalizes and leaves quietly; rank 2 dies: ABORT to the rest. */
+    shoal_store_msg_t ev = {.type = SHOAL_STORE_MSG_EVENT};
+    ev.u.event.event = 2;
+    feed(p[2], &ev, 1000);
+    shoal_store_server_peer_gone(srv, p[2], 1000);
+    CHECK(!shoal_store_server_over(srv));
+    shoal_store_server_peer_gone(srv, p[1], 1000);
+    CHECK(shoal_store_server_over(srv));
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_ABORT && m.u.abort.status == 1 &&
+          m.u.abort.origin == SHOAL_STORE_NO_ORIGIN);
+    CHECK(shoal_store_server_finished(srv));
+    shoal_store_server_destroy(srv);
+
+    /* The join timeout names the missing ranks; npes from the first HELLO. */
+    conf.npes = 0;
+    CHECK(shoal_store_server_create(&conf, &srv) == SHOAL_OK);
+    p[0] = shoal_store_server_peer_new(srv, "test");
+    hello(p[0], 1, 4, "h");
+    CHECK(shoal_store_server_tick(srv, 2000) == 6000);
+    shoal_store_server_tick(srv, 6000);
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_JOIN_TIMEOUT);
+    char reason[400];
+    shoal_store_span_str(m.u.refuse.reason, reason, sizeof(reason));
+    CHECK(strstr(reason, "missing rank(s): 0 2 3") != NULL);
+    shoal_store_server_destroy(srv);
+}
+
+int main(void)
+{
+    shoal_log_level = SHOAL_LOG_ERROR; /* the refusals above log warnings */
+    test_codec();
+    test_settings();
+    test_uniqueid();
+    test_server();
+    if (failures) {
+        fprintf(stderr, "store_unit: %d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("store_unit: all checks passed\n");
+    return 0;
+}
