@@ -20,6 +20,7 @@ API_BIN=${API_BINDIR:-$BIN/../api}
 
 TMP=$(mktemp -d)
 PIDS=()
+# shellcheck disable=SC2317  # called by the trap
 cleanup() {
     for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
     rm -rf "$TMP"
@@ -54,6 +55,7 @@ less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 start() {
     local name=$1 rank=$2 npes=$3
     shift 3
+    # shellcheck disable=SC2086  # EXTRA_ENV is a list of VAR=value words
     env SHOAL_RANK="$rank" SHOAL_NPES="$npes" SHOAL_STORE="$STORE" \
         ${KEY:+SHOAL_JOB_KEY=$KEY} ${EXTRA_ENV:-} \
         timeout 60 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
@@ -66,6 +68,7 @@ start() {
 start_uid() {
     local name=$1 rank=$2 npes=$3
     shift 3
+    # shellcheck disable=SC2086  # EXTRA_ENV is a list of VAR=value words
     env STORE_TEST_RANK="$rank" STORE_TEST_NPES="$npes" STORE_TEST_UID_FILE="$TMP/uid" \
         SHOAL_STORE=127.0.0.1:0 ${EXTRA_ENV:-} timeout 60 "$@" \
         >"$TMP/$name.out" 2>"$TMP/$name.err" &
@@ -149,13 +152,15 @@ make_certs() { # make_certs DIR NAME...: a CA in DIR and a certificate per NAME
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
         -subj "/CN=shoal test CA $(basename "$dir")" -keyout "$dir/ca.key" -out "$dir/ca.pem" \
         2>/dev/null || fail "openssl could not make a CA"
+    printf '%s\n' "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost" \
+        "keyUsage=digitalSignature" "extendedKeyUsage=serverAuth,clientAuth" >"$dir/ext"
     for name in "$@"; do
-        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name" \
-            -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null &&
-            printf 'subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost\nkeyUsage=digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n' >"$dir/$name.ext" &&
-            openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
-                -CAcreateserial -days 2 -extfile "$dir/$name.ext" -out "$dir/$name.pem" \
-                2>/dev/null || fail "openssl could not make a certificate for $name"
+        if ! openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$name" \
+            -keyout "$dir/$name.key" -out "$dir/$name.csr" 2>/dev/null ||
+            ! openssl x509 -req -in "$dir/$name.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" \
+                -CAcreateserial -days 2 -extfile "$dir/ext" -out "$dir/$name.pem" 2>/dev/null; then
+            fail "openssl could not make a certificate for $name"
+        fi
     done
 }
 
@@ -197,7 +202,7 @@ coordinator) # a process that is no PE makes the ID, hosts the store, outlives t
     SHOAL_STORE=127.0.0.1:0 timeout 60 "$PE" coordinator "$TMP/uid" >"$TMP/coord.out" \
         2>"$TMP/coord.err" &
     coord=$!
-    PIDS+=($coord)
+    PIDS+=("$coord")
     EXTRA_ENV="STORE_TEST_UID_MADE_ELSEWHERE=1" run_job_uid_keep "$NP" "$PE" uid 0
     wait "$coord"
     RC=$?
