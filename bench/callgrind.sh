@@ -35,7 +35,8 @@ mkdir -p "$work"
 [ -n "$KEEP" ] || trap 'rm -rf "$work"' EXIT
 
 flags=()
-for p in $(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c"); do
+mapfile -t probes < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c")
+for p in "${probes[@]}"; do
     if "$SHOALCC" -O0 -Werror=implicit-function-declaration "-DPROBE_$p" -o "$work/probe" \
             "$here/probes.c" >/dev/null 2>&1; then
         flags+=("-DBENCH_HAVE_$p=1")

@@ -146,7 +146,7 @@ SIDES=()
 PROGRAMS=(lat_rma lat_amo pingpong bw_rma lat_barrier lat_coll hello)
 LIMITS=(limit_line limit_memcpy)
 CFLAGS=(-O2)
-PROBES=($(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c"))
+mapfile -t PROBES < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c")
 
 # Open MPI 4.1.4's one-sided MPI component osc/rdma crashes in MPI_Finalize
 # here (every OSHMEM job ends in SIGSEGV); OSHMEM does not use it, so it is
@@ -169,6 +169,21 @@ launch_cmd() {
 }
 
 printf 'invocation: %s\n' "$INVOCATION" >"$WORK/commands.txt"
+
+# What is measured, noted before anything runs (others may commit meanwhile).
+# The library is the one shoalcc was configured from.
+src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$(dirname "$SHOALCC")/../CMakeCache.txt" 2>/dev/null || true)
+src=${src:-$repo}
+dirty=""
+[ -z "$(git -C "$src" status --porcelain -- src include 2>/dev/null)" ] ||
+    dirty=" + uncommitted changes in src/ or include/"
+bdirty=""
+[ -z "$(git -C "$repo" status --porcelain -- bench ':!bench/results' 2>/dev/null)" ] ||
+    bdirty=" + uncommitted changes in bench/"
+{
+    echo "shoal: $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo 'no commit')$dirty (source $src, $SHOALCC)"
+    echo "bench: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo 'no commit')$bdirty"
+} >"$WORK/versions.txt"
 note_cmd() { printf '%s\n' "$*" >>"$WORK/commands.txt"; }
 
 # ---- build -----------------------------------------------------------------
@@ -277,13 +292,7 @@ echo "elapsed: $(( $(date +%s) - start )) s" >>"$WORK/load.txt"
 {
     echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
     echo "host: $(uname -srm), $(nproc) cores, $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
-    # The library measured is the one shoalcc was configured from.
-    src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$(dirname "$SHOALCC")/../CMakeCache.txt" 2>/dev/null || true)
-    src=${src:-$repo}
-    dirty=""
-    [ -z "$(git -C "$src" status --porcelain -- src include 2>/dev/null)" ] || dirty=" + uncommitted changes in src/ or include/"
-    echo "shoal: $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo 'no commit')$dirty (source $src, $SHOALCC)"
-    echo "bench: $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo 'no commit')$( [ -z "$(git -C "$repo" status --porcelain -- bench 2>/dev/null)" ] || echo ' + uncommitted changes in bench/')"
+    cat "$WORK/versions.txt"
     echo "oshmem: $("$OSHRUN" --version 2>/dev/null | head -1 || true)"
     echo "ucx (Debian libucx0): $(dpkg-query -W -f '${Version}' libucx0 2>/dev/null || true)"
     cat "$WORK/load.txt"

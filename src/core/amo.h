@@ -16,7 +16,7 @@ void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
     __attribute__((cold, noreturn));
 
 #define SHOAL_AMO_IMPL(BITS)                                                                   \
-    static inline void shoal_amo##BITS(shoal_amo_op_t op, uint##BITS##_t *p,                   \
+    SHOAL_INLINE void shoal_amo##BITS(shoal_amo_op_t op, uint##BITS##_t *p,                   \
                                        const void *operand, const void *compare,               \
                                        void *fetch_p)                                          \
     {                                                                                          \
@@ -49,7 +49,7 @@ SHOAL_AMO_IMPL(64)
 
 _Static_assert(__atomic_always_lock_free(8, 0), "64-bit atomics must be lock-free");
 
-static inline void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
+SHOAL_INLINE void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
                              const void *operand, const void *compare, void *fetch_p, int pe)
 {
     void *p = shoal_peer_addr_or_fail(fn, "dest", dest, size, pe);

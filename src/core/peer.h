@@ -13,7 +13,7 @@
 /* Local address of the `len` bytes at symmetric address `addr` on PE `pe`,
  * or NULL when they are not symmetric or `pe`'s memory is not mapped here.
  * `pe` must already be known to be in range. */
-static inline void *shoal_peer_addr(const void *addr, size_t len, int pe)
+SHOAL_INLINE void *shoal_peer_addr(const void *addr, size_t len, int pe)
 {
     uintptr_t off = (uintptr_t)addr - shoal.heap_base;
     if (SHOAL_LIKELY(off < shoal.heap_size)) {
@@ -44,7 +44,7 @@ static inline void *shoal_peer_addr_or_fail(const char *fn, const char *what, co
 void *shoal_peer_addr_fail(const char *fn, const char *what, const void *addr, size_t len,
                            int pe) __attribute__((cold));
 
-static inline void *shoal_peer_addr_or_fail(const char *fn, const char *what, const void *addr,
+SHOAL_INLINE void *shoal_peer_addr_or_fail(const char *fn, const char *what, const void *addr,
                                             size_t len, int pe)
 {
     void *p;

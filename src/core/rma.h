@@ -15,7 +15,7 @@
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe) __attribute__((cold, noreturn));
 
-static inline void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)
+SHOAL_INLINE void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)
 {
     if (SHOAL_UNLIKELY(len == 0))
         return;
@@ -29,7 +29,7 @@ static inline void shoal_put(const char *fn, void *dest, const void *source, siz
         shoal_net_fail(fn, status, pe);
 }
 
-static inline void shoal_get(const char *fn, void *dest, const void *source, size_t len, int pe)
+SHOAL_INLINE void shoal_get(const char *fn, void *dest, const void *source, size_t len, int pe)
 {
     if (SHOAL_UNLIKELY(len == 0))
         return;
