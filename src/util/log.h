@@ -22,7 +22,11 @@ void shoal_log(shoal_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 #define SHOAL_ERROR(...) shoal_log(SHOAL_LOG_ERROR, __VA_ARGS__)
-#define SHOAL_WARN(...) shoal_log(SHOAL_LOG_WARN, __VA_ARGS__)
+#define SHOAL_WARN(...)                                                                        \
+    do {                                                                                       \
+        if (shoal_log_level >= SHOAL_LOG_WARN)                                                 \
+            shoal_log(SHOAL_LOG_WARN, __VA_ARGS__);                                            \
+    } while (0)
 #define SHOAL_INFO(...)                                                                        \
     do {                                                                                       \
         if (shoal_log_level >= SHOAL_LOG_INFO)                                                 \
