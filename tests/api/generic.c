@@ -11,24 +11,6 @@
 #define NE 16
 #define SENT(T) ((T)120)
 
-/* Distinct C types among the standard RMA types (the <stdint.h> names are
- * aliases of these on LP64). */
-#define GEN_RMA_TYPES(X)                                                       \
-  X(char, char)                                                                \
-  X(signed char, schar)                                                        \
-  X(short, short)                                                              \
-  X(int, int)                                                                  \
-  X(long, long)                                                                \
-  X(long long, longlong)                                                       \
-  X(unsigned char, uchar)                                                      \
-  X(unsigned short, ushort)                                                    \
-  X(unsigned int, uint)                                                        \
-  X(unsigned long, ulong)                                                      \
-  X(unsigned long long, ulonglong)                                             \
-  X(float, float)                                                              \
-  X(double, double)                                                            \
-  X(long double, longdouble)
-
 #define DEFINE_GEN_RMA(T, N)                                                   \
   static T gr_dst_##N[NE + 2];                                                 \
   static T gr_src_##N[NE];                                                     \
@@ -136,7 +118,7 @@
 #define GEN_IB(T, N)
 #endif
 
-GEN_RMA_TYPES(DEFINE_GEN_RMA)
+SHT_RMA_BASE_TYPES(DEFINE_GEN_RMA)
 
 /* ---- atomics ------------------------------------------------------------- */
 
@@ -399,7 +381,7 @@ GEN_P2P_TYPES(DEFINE_GEN_P2P)
 int main(void) {
   shmem_init();
 #define CALL_RMA(T, N) gen_rma_##N();
-  GEN_RMA_TYPES(CALL_RMA)
+  SHT_RMA_BASE_TYPES(CALL_RMA)
 #define CALL_AMO(T, N) gen_amo_##N();
   GEN_AMO_TYPES(CALL_AMO)
 #define CALL_EXT(T, N) gen_ext_##N();
