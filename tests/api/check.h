@@ -407,6 +407,28 @@ static inline int sht_in_set(int pe, int start, int stride, int size) {
     return 0;                                                                  \
   }
 
+/* ---- hosts ---------------------------------------------------------------
+ * The multi-host runs (tests/multihost, tests/netns) place PE p on host
+ * p % SHOAL_TEST_HOSTS and say so in that variable; elsewhere every PE is on
+ * one host. The tests derive which peers share memory from it. */
+static inline int sht_hosts(void) {
+  const char *s = getenv("SHOAL_TEST_HOSTS");
+  int h = s != NULL ? atoi(s) : 1;
+  return h < 1 ? 1 : h;
+}
+
+static inline int sht_same_host(int a, int b) { return a % sht_hosts() == b % sht_hosts(); }
+
+/* The PEs on this PE's host, in world order (SHMEM_TEAM_SHARED); returns
+ * how many. */
+static inline int sht_host_members(int *world) {
+  int n = 0;
+  for (int pe = 0; pe < shmem_n_pes(); pe++)
+    if (sht_same_host(pe, shmem_my_pe()))
+      world[n++] = pe;
+  return n;
+}
+
 #if SHT_HAVE_TEAMS
 
 /* ---- team shapes ---------------------------------------------------------

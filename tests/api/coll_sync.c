@@ -96,11 +96,9 @@ int main(void) {
   /* SHMEM_TEAM_SHARED as well. */
   {
     sht_shape_t sh;
-    int w[SHT_MAX_PES];
-    for (int i = 0; i < npes; i++)
-      w[i] = i;
-    sht_shape_set(&sh, "SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, 0, npes, w);
-    sync_once(&sh, K_TEAM_SYNC, npes - 1, round++);
+    int w[SHT_MAX_PES], n = sht_host_members(w);
+    sht_shape_set(&sh, "SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, 0, n, w);
+    sync_once(&sh, K_TEAM_SYNC, n - 1, round++);
     sync_once(&sh, K_TEAM_SYNC, 0, round++);
   }
   shmem_barrier_all();

@@ -263,15 +263,23 @@ static void accessibility(void) {
   CHECK(shmem_ptr(&g_word, me) == &g_word, "shmem_ptr(global, me) = %p, expected %p",
         shmem_ptr(&g_word, me), (void *)&g_word);
 
-  /* All PEs share one host here, so every peer is load/store reachable. */
+  /* Every peer on this PE's host is load/store reachable, no other. */
   h[0] = g_word = -1;
   shmem_barrier_all();
   for (int pe = 0; pe < npes; pe++) {
     long *hp = shmem_ptr(h, pe);
     long *gp = shmem_ptr(&g_word, pe);
-    CHECK(hp != NULL, "shmem_ptr(heap, %d) is NULL on a single host", pe);
+    if (!sht_same_host(pe, me)) {
+      CHECK(hp == NULL && gp == NULL, "shmem_ptr(%d) is not NULL for a PE on another host", pe);
+      if (pe == right)
+        shmem_long_p(&h[0], 1000 + me, right);
+      if (pe == right)
+        shmem_long_p(&g_word, 2000 + me, right);
+      continue;
+    }
+    CHECK(hp != NULL, "shmem_ptr(heap, %d) is NULL for a PE on this host", pe);
 #ifndef SHT_OSHMEM_QUIRKS /* OSHMEM maps only the heap */
-    CHECK(gp != NULL, "shmem_ptr(global, %d) is NULL on a single host", pe);
+    CHECK(gp != NULL, "shmem_ptr(global, %d) is NULL for a PE on this host", pe);
 #endif
     if (pe == right) {
       *(volatile long *)hp = 1000 + me;

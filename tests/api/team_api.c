@@ -151,17 +151,27 @@ int main(void) {
 
   /* ---- predefined teams ---- */
   sht_check_team("SHMEM_TEAM_WORLD", SHMEM_TEAM_WORLD, npes, world);
-  /* The tests run on one host, so the shared and node teams are the world. */
-  sht_check_team("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, npes, world);
-  sht_check_team("SHMEMX_TEAM_NODE", SHMEMX_TEAM_NODE, npes, world);
-  for (int i = 0; i < npes; i++) {
-    CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, &g_cells[0], i) == shmem_ptr(&g_cells[0], i),
+  /* The shared and node teams hold the PEs of this PE's host (all of them
+   * on one host). */
+  int shared[SHT_MAX_PES], nshared = sht_host_members(shared), shared_at[SHT_MAX_PES];
+  for (int i = 0; i < npes; i++)
+    shared_at[i] = -1;
+  for (int i = 0; i < nshared; i++)
+    shared_at[shared[i]] = i;
+  sht_check_team("SHMEM_TEAM_SHARED", SHMEM_TEAM_SHARED, nshared, shared);
+  sht_check_team("SHMEMX_TEAM_NODE", SHMEMX_TEAM_NODE, nshared, shared);
+  for (int i = 0; i < nshared; i++) {
+    CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, &g_cells[0], i) == shmem_ptr(&g_cells[0], shared[i]),
           "team_ptr(SHMEM_TEAM_SHARED, PE %d) differs from shmem_ptr", i);
     CHECK(shmem_team_ptr(SHMEM_TEAM_SHARED, &g_cells[0], i) != NULL,
-          "team_ptr(SHMEM_TEAM_SHARED, PE %d) is NULL on one host", i);
+          "team_ptr(SHMEM_TEAM_SHARED, PE %d) is NULL on its host", i);
     CHECK(shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEMX_TEAM_NODE) == i,
           "translate_pe(SHARED, %d, NODE)", i);
   }
+  for (int pe = 0; pe < npes; pe++)
+    CHECK((shmem_ptr(&g_cells[0], pe) != NULL) == (shared_at[pe] >= 0),
+          "shmem_ptr(PE %d) is %s for a PE %s this host", pe,
+          shmem_ptr(&g_cells[0], pe) ? "set" : "NULL", shared_at[pe] >= 0 ? "on" : "off");
   {
     shmem_team_config_t c = {.num_contexts = -5};
     CHECK(shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &c) == 0,
@@ -225,7 +235,7 @@ int main(void) {
     for (int i = 0; i < npes; i++) {
       CHECK(shmem_team_translate_pe(d, i, r) == npes - 1 - i, "translate_pe(dup, %d, rev) = %d",
             i, shmem_team_translate_pe(d, i, r));
-      CHECK(shmem_team_translate_pe(r, i, SHMEM_TEAM_SHARED) == npes - 1 - i,
+      CHECK(shmem_team_translate_pe(r, i, SHMEM_TEAM_SHARED) == shared_at[npes - 1 - i],
             "translate_pe(rev, %d, SHARED)", i);
     }
     CHECK(shmem_team_translate_pe(r, npes, d) == -1, "translate_pe(rev, N, dup) is not -1");
@@ -316,11 +326,17 @@ int main(void) {
     for (int i = 0; i < npes; i++) {
       long *pg = shmem_team_ptr(r, &g_cells[me], i);
       long *ph = shmem_team_ptr(r, &heap[me], i);
-      CHECK(pg != NULL && ph != NULL, "team_ptr(reversed, %d) is NULL on one host", i);
       CHECK(pg == shmem_ptr(&g_cells[me], npes - 1 - i),
             "team_ptr(reversed, %d) is not shmem_ptr(PE %d)", i, npes - 1 - i);
       CHECK(ph == shmem_ptr(&heap[me], npes - 1 - i),
             "team_ptr(reversed, %d) (heap) is not shmem_ptr(PE %d)", i, npes - 1 - i);
+      if (!sht_same_host(me, npes - 1 - i)) { /* another host: no pointer */
+        CHECK(pg == NULL && ph == NULL, "team_ptr(reversed, %d) is set off this host", i);
+        shmem_long_p(&g_cells[me], 1000L * me + i, npes - 1 - i);
+        shmem_long_p(&heap[me], 2000L * me + i, npes - 1 - i);
+        continue;
+      }
+      CHECK(pg != NULL && ph != NULL, "team_ptr(reversed, %d) is NULL on this host", i);
       *pg = 1000L * me + i;
       *ph = 2000L * me + i;
     }
