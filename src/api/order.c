@@ -7,6 +7,8 @@
 #include "core/error.h"
 #include "core/lock.h"
 #include "core/peer.h"
+#include "core/rma.h"
+#include "core/team.h"
 
 void shmem_fence(void) { shoal_fence(); }
 void shmem_ctx_fence(shmem_ctx_t ctx) { shoal_fence(); }
@@ -15,11 +17,22 @@ void shmem_ctx_quiet(shmem_ctx_t ctx) { shoal_quiet(); }
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
-    for (size_t i = 0; i < npes; i++)
-        if (!shoal_pe_valid(target_pes[i]))
+    /* PEs on this host: stores are complete once issued. Others: flush only
+     * the endpoints to them. PE numbers count in the context's team. */
+    int world[64];
+    size_t n = 0;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    for (size_t i = 0; i < npes; i++) {
+        world[n++] = shoal_ctx_world_pe("shmem_pe_quiet", ctx, target_pes[i]);
+        if (!shoal_pe_valid(world[n - 1]))
             shoal_fatal("%s: target_pes[%zu] = %d is out of range; valid PEs are 0..%d",
                         "shmem_pe_quiet", i, target_pes[i], shoal.npes - 1);
-    shoal_quiet();
+        if (n == 64 || i + 1 == npes) {
+            if (shoal_net != NULL)
+                shoal_net_pe_quiet("shmem_pe_quiet", world, n);
+            n = 0;
+        }
+    }
 }
 
 void shmem_pe_quiet(const int *target_pes, size_t npes)

@@ -22,11 +22,11 @@
     }                                                                                          \
     void NAME(put, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
     {                                                                                          \
-        shoal_put(__func__, dest, source, nelems * (ELEM), PE(pe));                                \
+        shoal_put_nbi(__func__, dest, source, nelems * (ELEM), PE(pe));                            \
     }                                                                                          \
     void NAME(get, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
     {                                                                                          \
-        shoal_get(__func__, dest, source, nelems * (ELEM), PE(pe));                                \
+        shoal_get_nbi(__func__, dest, source, nelems * (ELEM), PE(pe));                            \
     }                                                                                          \
     void NAME(iput, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,            \
                            ptrdiff_t sst, size_t nelems, int pe)                               \
@@ -110,17 +110,17 @@ void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t ne
 }
 void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_put(__func__, dest, source, nelems, pe);
+    shoal_put_nbi(__func__, dest, source, nelems, pe);
 }
 void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_put(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_put_nbi(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }
 void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_get(__func__, dest, source, nelems, pe);
+    shoal_get_nbi(__func__, dest, source, nelems, pe);
 }
 void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_get(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_get_nbi(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }

@@ -14,8 +14,9 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
         for (int j = 0; j < set->size; j++)
-            shoal_get(fn, (char *)dest + (size_t)j * nbytes, (const char *)source + me * nbytes,
-                      nbytes, shoal_peset_world(set, j));
+            shoal_get_nbi(fn, (char *)dest + (size_t)j * nbytes,
+                          (const char *)source + me * nbytes, nbytes, shoal_peset_world(set, j));
+    shoal_coll_complete(fn);
     shoal_coll_barrier(set, psync);
 }
 

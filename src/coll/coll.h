@@ -14,12 +14,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/rma.h"
 #include "core/team.h"
 
 /* Dissemination barrier: ceil(log2 N) rounds of one remote atomic add and
  * one local wait on counting semaphores, which return to zero, so a user's
  * pSync is left as it was given. */
 void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync);
+
+/* Completes the non-blocking transfers a collective started (to other
+ * hosts; those to PEs of this host are done when issued). */
+static inline void shoal_coll_complete(const char *fn)
+{
+    if (__builtin_expect(shoal_net != NULL, 0))
+        shoal_net_quiet(fn);
+}
 
 /* `update_root`: team broadcasts also write dest on the root; active-set ones do not. */
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,

@@ -17,8 +17,9 @@ void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
         for (int i = 0; i < set->size; i++)
-            shoal_get(fn, (char *)dest + (size_t)i * nbytes, source, nbytes,
-                      shoal_peset_world(set, i));
+            shoal_get_nbi(fn, (char *)dest + (size_t)i * nbytes, source, nbytes,
+                          shoal_peset_world(set, i));
+    shoal_coll_complete(fn);
     shoal_coll_barrier(set, psync);
 }
 
@@ -28,14 +29,21 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
     uint64_t *my_size = &psync[SHOAL_PSYNC_SCRATCH];
     __atomic_store_n(my_size, (uint64_t)nbytes, __ATOMIC_RELAXED);
     shoal_coll_barrier(set, psync);
+    /* Everyone's size first (all requests in flight at once), then the data. */
+    uint64_t *len = malloc(sizeof(uint64_t) * (size_t)set->size);
+    if (len == NULL)
+        shoal_fatal("%s: cannot allocate %d words of private scratch memory", fn, set->size);
+    for (int i = 0; i < set->size; i++)
+        shoal_get_nbi(fn, &len[i], my_size, sizeof(uint64_t), shoal_peset_world(set, i));
+    shoal_coll_complete(fn);
     size_t offset = 0;
     for (int i = 0; i < set->size; i++) {
-        int pe = shoal_peset_world(set, i);
-        uint64_t len;
-        shoal_get(fn, &len, my_size, sizeof(len), pe);
-        shoal_get(fn, (char *)dest + offset, source, (size_t)len, pe);
-        offset += (size_t)len;
+        shoal_get_nbi(fn, (char *)dest + offset, source, (size_t)len[i],
+                      shoal_peset_world(set, i));
+        offset += (size_t)len[i];
     }
+    free(len);
+    shoal_coll_complete(fn);
     shoal_coll_barrier(set, psync);
     /* Everyone has read it: restore the word (a user's pSync must come back as given). */
     __atomic_store_n(my_size, 0, __ATOMIC_RELAXED);

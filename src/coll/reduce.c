@@ -19,44 +19,58 @@
 /* Elements combined per step: keeps the accumulator in cache. */
 #define CHUNK_BYTES ((size_t)32 << 10)
 
-/* PE `index`'s bytes at symmetric address `addr`: through the mapping when
- * there is one, else fetched over the transport into `bounce`. */
-static const char *peer_view(const char *fn, const shoal_peset_t *set, int index,
-                             const char *addr, size_t len, char *bounce)
-{
-    int pe = shoal_peset_world(set, index);
-    const char *mapped = shoal_pe_valid(pe) ? shoal_peer_addr(addr, len, pe) : NULL;
-    if (mapped != NULL)
-        return mapped;
-    shoal_get(fn, bounce, addr, len, pe);
-    return bounce;
-}
-
-/* out[0..count) = source_first OP ... OP source_last (team indices, inclusive). */
-static void combine_range(const char *fn, const shoal_peset_t *set, int first, int last, char *out,
-                          const char *source, size_t begin, size_t count,
-                          const shoal_reduce_op_t *op)
-{
-    const size_t elem = op->elem, chunk = CHUNK_BYTES / elem ? CHUNK_BYTES / elem : 1;
-    char bounce[CHUNK_BYTES > 64 ? CHUNK_BYTES : 64] __attribute__((aligned(64)));
-    for (size_t done = 0; done < count; done += chunk) {
-        size_t n = count - done < chunk ? count - done : chunk;
-        const char *at = source + (begin + done) * elem;
-        char *acc = out + done * elem;
-        if (elem > sizeof(bounce))
-            shoal_fatal("%s: element of %zu bytes is too large", fn, elem);
-        memcpy(acc, peer_view(fn, set, first, at, n * elem, bounce), n * elem);
-        for (int i = first + 1; i <= last; i++)
-            op->combine(acc, peer_view(fn, set, i, at, n * elem, bounce), n);
-    }
-}
-
 static void *private_buffer(const char *fn, size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
     if (p == NULL)
         shoal_fatal("%s: cannot allocate %zu bytes of private scratch memory", fn, bytes);
     return p;
+}
+
+/* PE `index`'s bytes at symmetric address `addr` through the mapping, or
+ * NULL for a PE on another host. */
+static const char *mapped_view(const shoal_peset_t *set, int index, const char *addr, size_t len)
+{
+    int pe = shoal_peset_world(set, index);
+    return shoal_pe_valid(pe) ? shoal_peer_addr(addr, len, pe) : NULL;
+}
+
+/* out[0..count) = source_first OP ... OP source_last (team indices,
+ * inclusive). Sources on other hosts are fetched a chunk at a time, every
+ * peer's chunk requested at once, into private buffers. */
+static void combine_range(const char *fn, const shoal_peset_t *set, int first, int last, char *out,
+                          const char *source, size_t begin, size_t count,
+                          const shoal_reduce_op_t *op)
+{
+    const size_t elem = op->elem, chunk = CHUNK_BYTES / elem ? CHUNK_BYTES / elem : 1;
+    const int npeers = last - first + 1;
+    const char **view = NULL;
+    char *bounce = NULL;
+    if (shoal_net != NULL) {
+        view = private_buffer(fn, sizeof(*view) * (size_t)npeers);
+        bounce = private_buffer(fn, chunk * elem * (size_t)npeers);
+    }
+    for (size_t done = 0; done < count; done += chunk) {
+        size_t n = count - done < chunk ? count - done : chunk;
+        const char *at = source + (begin + done) * elem;
+        char *acc = out + done * elem;
+        if (view != NULL) {
+            for (int i = 0; i < npeers; i++) {
+                view[i] = mapped_view(set, first + i, at, n * elem);
+                if (view[i] == NULL) {
+                    char *b = bounce + (size_t)i * chunk * elem;
+                    shoal_get_nbi(fn, b, at, n * elem, shoal_peset_world(set, first + i));
+                    view[i] = b;
+                }
+            }
+            shoal_coll_complete(fn);
+        }
+        memcpy(acc, view ? view[0] : mapped_view(set, first, at, n * elem), n * elem);
+        for (int i = 1; i < npeers; i++)
+            op->combine(acc, view ? view[i] : mapped_view(set, first + i, at, n * elem), n);
+    }
+    free(view);
+    free(bounce);
 }
 
 static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
@@ -76,9 +90,10 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
     for (int k = 0; k < n; k++) {
         if (k == me || SLICE_LEN(k) == 0)
             continue;
-        shoal_get(fn, dest + SLICE_BEGIN(k) * elem, dest + SLICE_BEGIN(k) * elem,
-                  SLICE_LEN(k) * elem, shoal_peset_world(set, k));
+        shoal_get_nbi(fn, dest + SLICE_BEGIN(k) * elem, dest + SLICE_BEGIN(k) * elem,
+                      SLICE_LEN(k) * elem, shoal_peset_world(set, k));
     }
+    shoal_coll_complete(fn);
 #undef SLICE_BEGIN
 #undef SLICE_LEN
 }

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "core/backoff.h"
+#include "transport/transport.h"
 #include "util/env.h"
 
 uint32_t shoal_wait_spin = 512;
@@ -18,6 +19,11 @@ static uint64_t now_ns(void)
 
 void shoal_backoff_slow(shoal_backoff_t *b)
 {
+    /* Serve other hosts' operations on this PE from here: what this PE
+     * waits for often depends on them, and the progress thread would need
+     * a CPU of its own to answer as fast. */
+    if (shoal_net != NULL)
+        shoal_net->ops->progress(shoal_net);
     if (b->yield_start_ns == 0)
         b->yield_start_ns = now_ns();
     if (b->sleep_ns == 0) {

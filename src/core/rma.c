@@ -9,6 +9,21 @@ void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
                 shoal_net ? shoal_net->ops->name : "the network", shoal_status_str(status));
 }
 
+void shoal_net_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
+                   int pe)
+{
+    const shoal_transport_ops_t *ops = shoal_net->ops;
+    shoal_status_t status;
+    switch (kind) {
+    case SHOAL_RMA_PUT: status = ops->put(shoal_net, dest, source, len, pe); break;
+    case SHOAL_RMA_GET: status = ops->get(shoal_net, dest, source, len, pe); break;
+    case SHOAL_RMA_PUT_NBI: status = ops->put_nbi(shoal_net, dest, source, len, pe); break;
+    default: status = ops->get_nbi(shoal_net, dest, source, len, pe); break;
+    }
+    if (status != SHOAL_OK)
+        shoal_net_fail(fn, status, pe);
+}
+
 /* Byte range [lo, hi) touched by a strided access with stride `stride` elements. */
 static void strided_extent(ptrdiff_t stride, size_t elem, size_t bsize, size_t nblocks,
                            ptrdiff_t *lo_p, ptrdiff_t *hi_p)
@@ -41,11 +56,31 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
                 memcpy(d, mapped - lo + (s - (const char *)source), block);
             continue;
         }
-        shoal_status_t status = to_remote ? shoal_net->ops->put(shoal_net, d, s, block, pe)
-                                          : shoal_net->ops->get(shoal_net, d, s, block, pe);
-        if (status != SHOAL_OK)
-            shoal_net_fail(fn, status, pe);
+        /* Another host: start every block, then wait for them together. */
+        shoal_net_rma(fn, to_remote ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_GET_NBI, d, s, block, pe);
     }
+    if (mapped == NULL)
+        shoal_net_pe_quiet(fn, &pe, 1);
+}
+
+static void net_complete_failed(const char *fn, shoal_status_t status)
+{
+    shoal_fatal("%s: completing transfers over %s failed: %s", fn, shoal_net->ops->name,
+                shoal_status_str(status));
+}
+
+void shoal_net_quiet(const char *fn)
+{
+    shoal_status_t status = shoal_net->ops->quiet(shoal_net);
+    if (status != SHOAL_OK)
+        net_complete_failed(fn, status);
+}
+
+void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
+{
+    shoal_status_t status = shoal_net->ops->pe_quiet(shoal_net, pes, npes);
+    if (status != SHOAL_OK)
+        net_complete_failed(fn, status);
 }
 
 #include "core/amo.h"

@@ -15,33 +15,56 @@
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe) __attribute__((cold, noreturn));
 
-SHOAL_INLINE void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)
+/* The four kinds of transfer; the _NBI ones complete at the next quiet. */
+typedef enum { SHOAL_RMA_PUT, SHOAL_RMA_GET, SHOAL_RMA_PUT_NBI, SHOAL_RMA_GET_NBI } shoal_rma_t;
+
+/* A transfer with a PE this PE does not map: through the network transport. */
+void shoal_net_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
+                   int pe);
+
+SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source,
+                            size_t len, int pe)
 {
     if (SHOAL_UNLIKELY(len == 0))
         return;
-    void *p = shoal_peer_addr_or_fail(fn, "dest", dest, len, pe);
+    const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
+    void *p = shoal_peer_addr_or_fail(fn, is_put ? "dest" : "source", is_put ? dest : source,
+                                      len, pe);
     if (SHOAL_LIKELY(p != NULL)) {
-        memcpy(p, source, len);
+        if (is_put)
+            memcpy(p, source, len);
+        else
+            memcpy(dest, p, len);
         return;
     }
-    shoal_status_t status = shoal_net->ops->put(shoal_net, dest, source, len, pe);
-    if (status != SHOAL_OK)
-        shoal_net_fail(fn, status, pe);
+    shoal_net_rma(fn, kind, dest, source, len, pe);
+}
+
+SHOAL_INLINE void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)
+{
+    shoal_rma(fn, SHOAL_RMA_PUT, dest, source, len, pe);
 }
 
 SHOAL_INLINE void shoal_get(const char *fn, void *dest, const void *source, size_t len, int pe)
 {
-    if (SHOAL_UNLIKELY(len == 0))
-        return;
-    const void *p = shoal_peer_addr_or_fail(fn, "source", source, len, pe);
-    if (SHOAL_LIKELY(p != NULL)) {
-        memcpy(dest, p, len);
-        return;
-    }
-    shoal_status_t status = shoal_net->ops->get(shoal_net, dest, source, len, pe);
-    if (status != SHOAL_OK)
-        shoal_net_fail(fn, status, pe);
+    shoal_rma(fn, SHOAL_RMA_GET, dest, source, len, pe);
 }
+
+SHOAL_INLINE void shoal_put_nbi(const char *fn, void *dest, const void *source, size_t len, int pe)
+{
+    shoal_rma(fn, SHOAL_RMA_PUT_NBI, dest, source, len, pe);
+}
+
+SHOAL_INLINE void shoal_get_nbi(const char *fn, void *dest, const void *source, size_t len, int pe)
+{
+    shoal_rma(fn, SHOAL_RMA_GET_NBI, dest, source, len, pe);
+}
+
+/* Completes all of this PE's network transfers (shoal_net must be set). */
+void shoal_net_quiet(const char *fn);
+
+/* Completes this PE's network transfers to `pes` (shoal_net must be set). */
+void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes);
 
 /* Strided transfers: `nblocks` blocks of `bsize` elements of `elem` bytes;
  * block i starts at element i*dst of dest and i*sst of source. iput/iget are

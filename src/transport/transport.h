@@ -12,7 +12,7 @@
 
 #include "util/status.h"
 
-#define SHOAL_TRANSPORT_VERSION 2
+#define SHOAL_TRANSPORT_VERSION 3
 
 typedef enum {
     SHOAL_AMO_FETCH,
@@ -47,6 +47,20 @@ typedef struct {
     /* Version 2. Collective over all PEs: completes everything, disconnects
      * and frees the transport; called before the segments are unmapped. */
     void (*finalize)(shoal_transport_t *tr);
+    /* Version 3. Non-blocking put and get: they return once started; the
+     * source may be reused, and the data is at dest, only after the next
+     * quiet, or pe_quiet naming `pe`. */
+    shoal_status_t (*put_nbi)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
+                              int pe);
+    shoal_status_t (*get_nbi)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
+                              int pe);
+    /* Completes what this PE started to the `npes` PEs of `pes` (world PE
+     * numbers; PEs this transport does not reach are skipped). */
+    shoal_status_t (*pe_quiet)(shoal_transport_t *tr, const int *pes, size_t npes);
+    /* Serves peers' operations on this PE's memory from the calling thread,
+     * without blocking: wait loops call it so that a waiting PE answers at
+     * once rather than through its progress thread. */
+    void (*progress)(shoal_transport_t *tr);
 } shoal_transport_ops_t;
 
 struct shoal_transport {

@@ -125,32 +125,51 @@ static shoal_status_t ucx_translate(ucx_t *u, const void *addr, size_t len, int 
 
 /* ---- the data path -------------------------------------------------------------- */
 
-static shoal_status_t ucx_put(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                              int pe)
+/* Starts a put or get; with `wait`, completes it locally (the source may be
+ * reused, the data of a get is there), else leaves completion to quiet. */
+static shoal_status_t ucx_rma(shoal_transport_t *tr, int is_put, int wait, void *dest,
+                              const void *source, size_t len, int pe)
 {
     ucx_t *u = tr->priv;
     uint64_t raddr;
     ucp_rkey_h rkey;
-    shoal_status_t status = ucx_translate(u, dest, len, pe, &raddr, &rkey);
+    shoal_status_t status =
+        ucx_translate(u, is_put ? dest : source, len, pe, &raddr, &rkey);
     if (status != SHOAL_OK)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    return ucx_wait(u, ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param), "put",
-                    pe);
+    ucs_status_ptr_t req = is_put
+                               ? ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param)
+                               : ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param);
+    if (wait || UCS_PTR_IS_ERR(req))
+        return ucx_wait(u, req, is_put ? "put" : "get", pe);
+    if (req != NULL)
+        ucp_request_free(req); /* released when done; the next flush waits for it */
+    return SHOAL_OK;
+}
+
+static shoal_status_t ucx_put(shoal_transport_t *tr, void *dest, const void *source, size_t len,
+                              int pe)
+{
+    return ucx_rma(tr, 1, 1, dest, source, len, pe);
 }
 
 static shoal_status_t ucx_get(shoal_transport_t *tr, void *dest, const void *source, size_t len,
                               int pe)
 {
-    ucx_t *u = tr->priv;
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    shoal_status_t status = ucx_translate(u, source, len, pe, &raddr, &rkey);
-    if (status != SHOAL_OK)
-        return status;
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    return ucx_wait(u, ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param), "get",
-                    pe);
+    return ucx_rma(tr, 0, 1, dest, source, len, pe);
+}
+
+static shoal_status_t ucx_put_nbi(shoal_transport_t *tr, void *dest, const void *source,
+                                  size_t len, int pe)
+{
+    return ucx_rma(tr, 1, 0, dest, source, len, pe);
+}
+
+static shoal_status_t ucx_get_nbi(shoal_transport_t *tr, void *dest, const void *source,
+                                  size_t len, int pe)
+{
+    return ucx_rma(tr, 0, 0, dest, source, len, pe);
 }
 
 static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *dest, size_t size,
@@ -211,6 +230,39 @@ static shoal_status_t ucx_quiet(shoal_transport_t *tr)
     ucx_t *u = tr->priv;
     ucp_request_param_t param = {.op_attr_mask = 0};
     return ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush (quiet)", -1);
+}
+
+/* Flushes the endpoints to `pes`: all started first, then waited for. */
+static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
+{
+    ucx_t *u = tr->priv;
+    shoal_status_t status = SHOAL_OK;
+    ucs_status_ptr_t reqs[64];
+    int req_pe[64];
+    size_t n = 0;
+    for (size_t i = 0; i <= npes; i++) {
+        if (i < npes && pes[i] >= 0 && pes[i] < u->npes && u->peers[pes[i]].ep != NULL) {
+            ucp_request_param_t param = {.op_attr_mask = 0};
+            req_pe[n] = pes[i];
+            reqs[n++] = ucp_ep_flush_nbx(u->peers[pes[i]].ep, &param);
+        }
+        if (n == 64 || (i == npes && n > 0)) {
+            for (size_t k = 0; k < n; k++) {
+                shoal_status_t st = ucx_wait(u, reqs[k], "flush (pe_quiet)", req_pe[k]);
+                if (status == SHOAL_OK)
+                    status = st;
+            }
+            n = 0;
+        }
+    }
+    return status;
+}
+
+static void ucx_progress(shoal_transport_t *tr)
+{
+    ucx_t *u = tr->priv;
+    while (ucp_worker_progress(u->worker) != 0)
+        ;
 }
 
 static shoal_status_t ucx_fence(shoal_transport_t *tr)
@@ -331,6 +383,10 @@ static const shoal_transport_ops_t ucx_ops = {
     .quiet = ucx_quiet,
     .fence = ucx_fence,
     .finalize = ucx_finalize,
+    .put_nbi = ucx_put_nbi,
+    .get_nbi = ucx_get_nbi,
+    .pe_quiet = ucx_pe_quiet,
+    .progress = ucx_progress,
 };
 
 static shoal_status_t ucx_open(ucx_t *u)
@@ -342,6 +398,13 @@ static shoal_status_t ucx_open(ucx_t *u)
                     ucs_status_string(st));
         return SHOAL_ERR_INVALID;
     }
+    /* The application's threads and the progress thread share the worker.
+     * UCX guards it with a spinlock by default; with more threads than
+     * CPUs a thread preempted while holding it stalls the others for a
+     * whole time slice (milliseconds per operation here), so ask for a
+     * mutex unless the user chose. */
+    if (getenv("UCX_USE_MT_MUTEX") == NULL)
+        ucp_config_modify(config, "USE_MT_MUTEX", "y");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
@@ -535,7 +598,7 @@ out:
 }
 
 __attribute__((visibility("default"))) shoal_status_t
-shoal_ucx_plugin_init_v1(int log_level, shoal_bootstrap_t *bs, unsigned generation,
+shoal_ucx_plugin_init_v3(int log_level, shoal_bootstrap_t *bs, unsigned generation,
                          const shoal_segment_t *segs, const uint8_t *mapped,
                          shoal_transport_t **tr_p)
 {

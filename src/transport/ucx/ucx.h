@@ -29,7 +29,7 @@ shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation,
 
 /* The plugin's one exported entry point; `log_level` is the library's. */
 #define SHOAL_UCX_PLUGIN_FILE "libshoal_ucx.so"
-#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v1"
+#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v3"
 typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(int log_level, shoal_bootstrap_t *bs,
                                                    unsigned generation,
                                                    const shoal_segment_t *segs,
