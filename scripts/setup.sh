@@ -8,6 +8,9 @@ need="build-essential cmake pkg-config libssl-dev openssl clang libclang-rt-14-d
 # libucx-dev + libpmix-dev: the UCX transport and the PMIx bootstrap; openmpi-bin:
 # mpirun, the PMIx launcher of the multihost tests.
 need="$need libucx-dev libpmix-dev openmpi-bin"
+# slurmctld + slurmd + slurm-client: a throwaway Slurm cluster for the srun
+# --mpi=pmix tests (tests/slurm); slurm-wlm-basic-plugins holds mpi/pmix.
+need="$need slurmctld slurmd slurm-client slurm-wlm-basic-plugins"
 missing=""
 for pkg in $need; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
