@@ -1,7 +1,9 @@
 /*
  * Broadcast: after an entry barrier (the root's source is ready), every PE
  * copies the root's source straight into its own dest; an exit barrier lets
- * the root reuse its source.
+ * the root reuse its source. When the set spans hosts, the data crosses to
+ * each other host once: that host's leader fetches it into its own dest,
+ * then tells its members, who copy it from there through shared memory.
  */
 #include <string.h>
 
@@ -11,13 +13,25 @@
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
+    shoal_coll_hosts_t h;
     shoal_coll_barrier(set, psync);
-    if (nbytes > 0) {
-        if (set->my_index != root)
-            shoal_get(fn, dest, source, nbytes, shoal_peset_world(set, root));
-        else if (update_root && dest != source) {
+    if (nbytes > 0 && set->my_index == root) {
+        if (update_root && dest != source)
             memmove(dest, source, nbytes);
+    } else if (nbytes > 0 && shoal_net != NULL && shoal_coll_hosts(fn, set, &h) > 1) {
+        const int root_pe = shoal_peset_world(set, root);
+        if (shoal.node[root_pe] == shoal.node[shoal_peset_world(set, set->my_index)]) {
+            shoal_get(fn, dest, source, nbytes, root_pe); /* the root is on this host */
+        } else if (set->my_index == h.leader) {
+            shoal_get(fn, dest, source, nbytes, root_pe);
+            shoal_coll_host_notify(fn, set, psync, &h);
+        } else {
+            shoal_coll_host_wait(psync);
+            shoal_get(fn, dest, dest, nbytes, shoal_peset_world(set, h.leader));
         }
+        shoal_coll_hosts_free(&h);
+    } else if (nbytes > 0) {
+        shoal_get(fn, dest, source, nbytes, shoal_peset_world(set, root));
     }
     shoal_coll_barrier(set, psync);
 }

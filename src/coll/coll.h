@@ -30,6 +30,31 @@ static inline void shoal_coll_complete(const char *fn)
         shoal_net_quiet(fn);
 }
 
+/* ---- sets that span hosts ----
+ * Each host's first member in set order is its leader. Broadcast and large
+ * reductions send data across hosts between leaders only; the other members
+ * copy from their leader through shared memory once it says the data is
+ * there (a count in the psync word SHOAL_PSYNC_HOST, back at zero after). */
+#define SHOAL_PSYNC_HOST (SHOAL_PSYNC_SCRATCH + 1)
+
+typedef struct {
+    int nhosts;   /* hosts the set spans */
+    int my_host;  /* this PE's host, counted in leader order */
+    int leader;   /* set index of this host's leader (local[0]) */
+    int nlocal;   /* members on this host */
+    int *local;   /* [nlocal] their set indices, ascending */
+    int *leaders; /* [nhosts] set index of each host's leader, ascending */
+} shoal_coll_hosts_t;
+
+/* Fills `h` (free it with shoal_coll_hosts_free); returns h->nhosts. */
+int shoal_coll_hosts(const char *fn, const shoal_peset_t *set, shoal_coll_hosts_t *h);
+void shoal_coll_hosts_free(shoal_coll_hosts_t *h);
+/* The leader tells the other members of its host that its data is ready;
+ * each of them waits for that. */
+void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                            const shoal_coll_hosts_t *h);
+void shoal_coll_host_wait(uint64_t *psync);
+
 /* `update_root`: team broadcasts also write dest on the root; active-set ones do not. */
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root);

@@ -35,15 +35,16 @@ static const char *mapped_view(const shoal_peset_t *set, int index, const char *
     return shoal_pe_valid(pe) ? shoal_peer_addr(addr, len, pe) : NULL;
 }
 
-/* out[0..count) = source_first OP ... OP source_last (team indices,
- * inclusive). Sources on other hosts are fetched a chunk at a time, every
- * peer's chunk requested at once, into private buffers. */
-static void combine_range(const char *fn, const shoal_peset_t *set, int first, int last, char *out,
-                          const char *source, size_t begin, size_t count,
+/* out[0..count) = the sources of `npeers` members combined in order: set
+ * indices pick[0..npeers) or, with pick NULL, first..first+npeers-1. Sources
+ * on other hosts are fetched a chunk at a time, every peer's chunk requested
+ * at once, into private buffers. */
+static void combine_range(const char *fn, const shoal_peset_t *set, const int *pick, int first,
+                          int npeers, char *out, const char *source, size_t begin, size_t count,
                           const shoal_reduce_op_t *op)
 {
     const size_t elem = op->elem, chunk = CHUNK_BYTES / elem ? CHUNK_BYTES / elem : 1;
-    const int npeers = last - first + 1;
+#define MEMBER(i) (pick != NULL ? pick[i] : first + (i))
     const char **view = NULL;
     char *bounce = NULL;
     if (shoal_net != NULL) {
@@ -56,19 +57,20 @@ static void combine_range(const char *fn, const shoal_peset_t *set, int first, i
         char *acc = out + done * elem;
         if (view != NULL) {
             for (int i = 0; i < npeers; i++) {
-                view[i] = mapped_view(set, first + i, at, n * elem);
+                view[i] = mapped_view(set, MEMBER(i), at, n * elem);
                 if (view[i] == NULL) {
                     char *b = bounce + (size_t)i * chunk * elem;
-                    shoal_get_nbi(fn, b, at, n * elem, shoal_peset_world(set, first + i));
+                    shoal_get_nbi(fn, b, at, n * elem, shoal_peset_world(set, MEMBER(i)));
                     view[i] = b;
                 }
             }
             shoal_coll_complete(fn);
         }
-        memcpy(acc, view ? view[0] : mapped_view(set, first, at, n * elem), n * elem);
+        memcpy(acc, view ? view[0] : mapped_view(set, MEMBER(0), at, n * elem), n * elem);
         for (int i = 1; i < npeers; i++)
-            op->combine(acc, view ? view[i] : mapped_view(set, first + i, at, n * elem), n);
+            op->combine(acc, view ? view[i] : mapped_view(set, MEMBER(i), at, n * elem), n);
     }
+#undef MEMBER
     free(view);
     free(bounce);
 }
@@ -82,7 +84,7 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
 #define SLICE_LEN(k) (base + ((size_t)(k) < extra ? 1 : 0))
     size_t len = SLICE_LEN(me), begin = SLICE_BEGIN(me);
     char *tmp = private_buffer(fn, len * elem);
-    combine_range(fn, set, 0, n - 1, tmp, source, begin, len, op);
+    combine_range(fn, set, NULL, 0, n, tmp, source, begin, len, op);
     /* Others read only their own slice of my source, so writing mine is safe in place too. */
     memcpy(dest + begin * elem, tmp, len * elem);
     free(tmp);
@@ -105,20 +107,71 @@ static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *
 {
     const size_t bytes = count * op->elem;
     if (dest != source) {
-        combine_range(fn, set, first, last, dest, source, 0, count, op);
+        combine_range(fn, set, NULL, first, last - first + 1, dest, source, 0, count, op);
         return;
     }
     char *tmp = private_buffer(fn, bytes);
-    combine_range(fn, set, first, last, tmp, source, 0, count, op);
+    combine_range(fn, set, NULL, first, last - first + 1, tmp, source, 0, count, op);
     shoal_coll_barrier(set, psync); /* nobody reads my source any more */
     memcpy(dest, tmp, bytes);
     free(tmp);
+}
+
+/* A set that spans hosts: each host's leader reduces its members' sources
+ * (through shared memory) into its dest; the leaders combine the hosts'
+ * partial results in host order (every PE ends with the same bits), so
+ * data crosses hosts only between leaders; members copy the result from
+ * their leader. */
+static void reduce_by_host(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
+                           const char *source, size_t count, const shoal_reduce_op_t *op,
+                           const shoal_coll_hosts_t *h)
+{
+    const size_t bytes = count * op->elem;
+    const int leader = set->my_index == h->leader;
+    char *tmp = leader ? private_buffer(fn, bytes) : NULL;
+    if (leader) {
+        combine_range(fn, set, h->local, 0, h->nlocal, tmp, source, 0, count, op);
+        memcpy(dest, tmp, bytes);
+    }
+    shoal_coll_barrier(set, psync); /* partials ready; members' sources read */
+    if (leader)
+        combine_range(fn, set, h->leaders, 0, h->nhosts, tmp, dest, 0, count, op);
+    shoal_coll_barrier(set, psync); /* nobody reads a partial any more */
+    if (leader) {
+        memcpy(dest, tmp, bytes);
+        free(tmp);
+        shoal_coll_host_notify(fn, set, psync, h);
+    } else {
+        shoal_coll_host_wait(psync);
+        shoal_get(fn, dest, dest, bytes, shoal_peset_world(set, h->leader));
+    }
+}
+
+/* Large reductions over sets that span hosts with several members on some
+ * host go by host; returns 0 where that does not apply. */
+static int reduce_across_hosts(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                               void *dest, const void *source, size_t count,
+                               const shoal_reduce_op_t *op)
+{
+    if (shoal_net == NULL || count * op->elem < shoal_env.reduce_two_shot_bytes)
+        return 0;
+    shoal_coll_hosts_t h;
+    int nhosts = shoal_coll_hosts(fn, set, &h);
+    int by_host = nhosts > 1 && nhosts < set->size;
+    if (by_host)
+        reduce_by_host(fn, set, psync, dest, source, count, op, &h);
+    shoal_coll_hosts_free(&h);
+    return by_host;
 }
 
 void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                        const void *source, size_t count, const shoal_reduce_op_t *op)
 {
     shoal_coll_barrier(set, psync);
+    if (count > 0 && reduce_across_hosts(fn, set, psync, dest, source, count, op)) {
+        shoal_coll_barrier(set, psync); /* members are done reading their leader's dest */
+        return;
+    }
     if (count > 0 && set->size >= 3 && count * op->elem >= shoal_env.reduce_two_shot_bytes &&
         count >= (size_t)set->size) {
         reduce_two_shot(fn, set, psync, dest, source, count, op);

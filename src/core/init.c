@@ -169,11 +169,12 @@ shoal_status_t shoal_init(int requested_thread_level)
     if (status != SHOAL_OK)
         goto out;
     shoal.peers = calloc((size_t)shoal.bs.npes, sizeof(*shoal.peers));
-    if (shoal.peers == NULL) {
+    shoal.node = calloc((size_t)shoal.bs.npes, sizeof(*shoal.node));
+    if (shoal.peers == NULL || shoal.node == NULL) {
         status = SHOAL_ERR_NOMEM;
-        goto out_segments;
+        goto out_peers;
     }
-    status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, shoal.peers);
+    status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, shoal.peers, shoal.node);
     if (status != SHOAL_OK)
         goto out_peers;
 
@@ -218,7 +219,8 @@ out_mappings:
 out_peers:
     free(shoal.peers);
     shoal.peers = NULL;
-out_segments:
+    free(shoal.node);
+    shoal.node = NULL;
     shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
 out:
     pthread_mutex_unlock(&shoal.lock);
@@ -247,6 +249,8 @@ void shoal_finalize(void)
     shoal_shm_disconnect(&shoal.bs, shoal.peers);
     free(shoal.peers);
     shoal.peers = NULL;
+    free(shoal.node);
+    shoal.node = NULL;
     shoal.internal = NULL;
     shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
     /* The globals segment stays: the program's variables live in it. */

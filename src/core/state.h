@@ -78,6 +78,7 @@ typedef struct {
     uintptr_t data_base; /* the executable's symmetric globals */
     size_t data_size;
     shoal_shm_peer_t *peers; /* [npes] */
+    int *node;               /* [npes]: lowest PE on each PE's host */
 
     /* --- everything else --- */
     int initialized;

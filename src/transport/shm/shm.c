@@ -165,12 +165,13 @@ static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t 
 
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                                 shoal_shm_peer_t *peers)
+                                 shoal_shm_peer_t *peers, int *node)
 {
     shoal_status_t status;
     shm_addr_t mine, theirs;
     char key[64];
-    int *conns = NULL;
+    int *conns = NULL, *reps = NULL;
+    char (*ids)[sizeof(mine.host_id)] = NULL;
     int listener = -1, nlocal = 0;
     const int me = bs->rank, npes = bs->npes;
 
@@ -178,6 +179,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
         peers[me].base[s] = segs[s].base;
         peers[me].size[s] = segs[s].size;
     }
+    node[me] = me;
     if (npes == 1)
         return SHOAL_OK;
 
@@ -211,6 +213,15 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     }
     for (int pe = 0; pe < npes; pe++)
         conns[pe] = -1;
+    /* Every PE's host identity, to number the hosts by their lowest PE. */
+    ids = calloc((size_t)npes, sizeof(*ids));
+    reps = malloc(sizeof(int) * (size_t)npes);
+    if (ids == NULL || reps == NULL) {
+        status = SHOAL_ERR_NOMEM;
+        goto out_conns;
+    }
+    if (me >= 0 && me < npes) /* always; tells gcc the index is in range */
+        memcpy(ids[me], mine.host_id, sizeof(mine.host_id));
     /* Phase 1: connect to every local peer. */
     for (int pe = 0; pe < npes; pe++) {
         if (pe == me)
@@ -221,6 +232,8 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                         shoal_status_str(status));
             goto out_conns;
         }
+        theirs.host_id[sizeof(theirs.host_id) - 1] = '\0';
+        memcpy(ids[pe], theirs.host_id, sizeof(theirs.host_id));
         if (strcmp(theirs.host_id, mine.host_id) != 0)
             continue;
         nlocal++;
@@ -280,7 +293,21 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     }
     SHOAL_DEBUG("mapped the segments of %d local peers", nlocal);
 
+    /* node[pe]: the first PE with pe's identity, found among one
+     * representative per host seen so far. */
+    int nreps = 0;
+    for (int pe = 0; pe < npes; pe++) {
+        int r = 0;
+        while (r < nreps && strcmp(ids[reps[r]], ids[pe]) != 0)
+            r++;
+        if (r == nreps)
+            reps[nreps++] = pe;
+        node[pe] = reps[r];
+    }
+
 out_conns:
+    free(ids);
+    free(reps);
     for (int pe = 0; pe < npes; pe++)
         if (conns[pe] >= 0)
             close(conns[pe]);

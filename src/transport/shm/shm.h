@@ -17,10 +17,11 @@ typedef struct {
 } shoal_shm_peer_t;
 
 /* Exchanges segment fds with the PEs on this host and maps theirs into
- * peers[0..npes-1]. `generation` distinguishes repeated shmem_init calls. */
+ * peers[0..npes-1]. node[pe] is set to the lowest PE on pe's host, for
+ * every PE (PEs with the same node map each other). `generation` distinguishes repeated shmem_init calls. */
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                                 shoal_shm_peer_t *peers);
+                                 shoal_shm_peer_t *peers, int *node);
 /* Unmaps every peer mapping made by shoal_shm_connect. */
 void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_shm_peer_t *peers);
 
