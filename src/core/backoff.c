@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "core/backoff.h"
-#include "transport/transport.h"
 #include "util/env.h"
 
 uint32_t shoal_wait_spin = 512;
@@ -17,11 +16,13 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Waits serve other hosts' operations on this PE themselves: what this PE
+ * waits for often depends on them, and the transport's progress thread
+ * would need a CPU of its own to answer as fast. */
+void shoal_backoff_net(void) { shoal_net->ops->progress(shoal_net); }
+
 void shoal_backoff_slow(shoal_backoff_t *b)
 {
-    /* Serve other hosts' operations on this PE from here: what this PE
-     * waits for often depends on them, and the progress thread would need
-     * a CPU of its own to answer as fast. */
     if (shoal_net != NULL)
         shoal_net->ops->progress(shoal_net);
     if (b->yield_start_ns == 0)
@@ -34,8 +35,12 @@ void shoal_backoff_slow(shoal_backoff_t *b)
         }
         b->sleep_ns = 1000;
     }
-    struct timespec ts = {0, (long)b->sleep_ns};
-    nanosleep(&ts, NULL);
+    if (shoal_net != NULL) {
+        shoal_net->ops->sleep(shoal_net, b->sleep_ns); /* woken early by the network */
+    } else {
+        struct timespec ts = {0, (long)b->sleep_ns};
+        nanosleep(&ts, NULL);
+    }
     uint32_t max_ns = shoal_env.wait_sleep_us * 1000u;
     b->sleep_ns = b->sleep_ns * 2 > max_ns ? (max_ns ? max_ns : 1000) : b->sleep_ns * 2;
 }

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "transport/transport.h"
+
 typedef struct {
     uint32_t polls;
     uint64_t yield_start_ns; /* 0 until yielding starts */
@@ -19,12 +21,17 @@ typedef struct {
 
 /* Called after each unsuccessful poll. */
 void shoal_backoff_slow(shoal_backoff_t *b);
+/* Serves other hosts' operations on this PE (a network transport is in use). */
+void shoal_backoff_net(void);
 
 extern uint32_t shoal_wait_spin;
 
 static inline void shoal_backoff(shoal_backoff_t *b)
 {
     if (__builtin_expect(b->polls++ < shoal_wait_spin, 1)) {
+        /* What this PE waits for may need its answer to another host. */
+        if (__builtin_expect(shoal_net != NULL, 0) && (b->polls & 15) == 0)
+            shoal_backoff_net();
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #elif defined(__aarch64__)

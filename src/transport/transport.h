@@ -61,6 +61,9 @@ typedef struct {
      * without blocking: wait loops call it so that a waiting PE answers at
      * once rather than through its progress thread. */
     void (*progress)(shoal_transport_t *tr);
+    /* Progresses, then sleeps up to `ns` nanoseconds or until something
+     * arrives for this PE: the sleep of a wait loop, woken by the network. */
+    void (*sleep)(shoal_transport_t *tr, uint64_t ns);
 } shoal_transport_ops_t;
 
 struct shoal_transport {
