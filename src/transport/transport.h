@@ -59,11 +59,13 @@ typedef struct {
     shoal_status_t (*pe_quiet)(shoal_transport_t *tr, const int *pes, size_t npes);
     /* Serves peers' operations on this PE's memory from the calling thread,
      * without blocking: wait loops call it so that a waiting PE answers at
-     * once rather than through its progress thread. */
-    void (*progress)(shoal_transport_t *tr);
+     * once rather than through its progress thread. Returns how many
+     * events it handled (0: nothing had arrived). */
+    unsigned (*progress)(shoal_transport_t *tr);
     /* Progresses, then sleeps up to `ns` nanoseconds or until something
-     * arrives for this PE: the sleep of a wait loop, woken by the network. */
-    void (*sleep)(shoal_transport_t *tr, uint64_t ns);
+     * arrives for this PE, and progresses again: the sleep of a wait loop,
+     * woken by the network. Returns how many events it handled. */
+    unsigned (*sleep)(shoal_transport_t *tr, uint64_t ns);
 } shoal_transport_ops_t;
 
 struct shoal_transport {

@@ -281,28 +281,28 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
     return status;
 }
 
-static void ucx_progress(shoal_transport_t *tr)
+static unsigned ucx_progress(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
-    while (ucx_app_progress(u) != 0)
-        ;
+    unsigned total = 0, n;
+    while ((n = ucx_app_progress(u)) != 0)
+        total += n;
+    return total;
 }
 
 /* Sleeps up to `ns` or until something arrives for the worker; for wait
  * loops, which then poll again. */
-static void ucx_sleep(shoal_transport_t *tr, uint64_t ns)
+static unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
 {
     ucx_t *u = tr->priv;
-    while (ucx_app_progress(u) != 0)
-        ;
-    if (ucp_worker_arm(u->worker) != UCS_OK)
-        return; /* busy: events are waiting */
+    unsigned total = ucx_progress(tr);
+    if (total != 0 || ucp_worker_arm(u->worker) != UCS_OK)
+        return total; /* events arrived or are waiting */
     struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
                           .tv_nsec = (long)(ns % 1000000000u)};
     ppoll(&pfd, 1, &ts, NULL);
-    while (ucx_app_progress(u) != 0)
-        ;
+    return ucx_progress(tr);
 }
 
 static shoal_status_t ucx_fence(shoal_transport_t *tr)
