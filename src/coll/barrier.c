@@ -15,7 +15,7 @@ void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync)
     for (int round = 0, dist = 1; dist < n; round++, dist <<= 1) {
         const uint64_t one = 1;
         int to = shoal_peset_world(set, (me + dist) % n);
-        shoal_amo("barrier", SHOAL_AMO_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL,
+        shoal_amo("barrier", SHOAL_AMO_SYNC_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL,
                   to);
         shoal_backoff_t b = SHOAL_BACKOFF_INIT;
         while (__atomic_load_n(&psync[round], __ATOMIC_ACQUIRE) == 0)

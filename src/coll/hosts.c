@@ -46,7 +46,7 @@ void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *
 {
     const uint64_t one = 1;
     for (int k = 1; k < h->nlocal; k++)
-        shoal_amo(fn, SHOAL_AMO_ADD, &psync[SHOAL_PSYNC_HOST], sizeof(uint64_t), &one, NULL,
+        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[SHOAL_PSYNC_HOST], sizeof(uint64_t), &one, NULL,
                   NULL, shoal_peset_world(set, h->local[k]));
 }
 

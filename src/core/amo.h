@@ -32,7 +32,8 @@ void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
             __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
             r = c;                                                                             \
             break;                                                                             \
-        case SHOAL_AMO_ADD: __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); return;                \
+        case SHOAL_AMO_ADD:                                                                    \
+        case SHOAL_AMO_SYNC_ADD: __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); return;           \
         case SHOAL_AMO_FETCH_ADD: r = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;       \
         case SHOAL_AMO_AND: __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); return;                \
         case SHOAL_AMO_FETCH_AND: r = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;       \

@@ -52,5 +52,5 @@ void shoal_lock_clear(const char *fn, long *lock)
     /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets
      * (little-endian: the low half comes first, at the lock's own address). */
     uint32_t one = 1, ignored;
-    shoal_amo(fn, SHOAL_AMO_ADD, lock, sizeof(uint32_t), &one, NULL, &ignored, LOCK_HOME_PE);
+    shoal_amo(fn, SHOAL_AMO_SYNC_ADD, lock, sizeof(uint32_t), &one, NULL, &ignored, LOCK_HOME_PE);
 }

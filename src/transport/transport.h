@@ -27,6 +27,9 @@ typedef enum {
     SHOAL_AMO_FETCH_OR,
     SHOAL_AMO_XOR,
     SHOAL_AMO_FETCH_XOR,
+    /* An add to a library synchronization counter (barrier, lock release):
+     * its target polls for it, so quiet need not wait for its completion. */
+    SHOAL_AMO_SYNC_ADD,
 } shoal_amo_op_t;
 
 typedef struct shoal_transport shoal_transport_t;

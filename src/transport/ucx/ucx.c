@@ -66,7 +66,30 @@ typedef struct {
     int progress_running;
     volatile int stop; /* tells the progress thread to return */
     uint64_t app_ns;   /* when an application thread last progressed the worker */
+    uint64_t issued;   /* operations issued that complete only by a flush */
+    uint64_t flushed;  /* the first `flushed` of them are known complete */
 } ucx_t;
+
+/* Puts, non-blocking gets and non-fetching atomics complete at the target
+ * only by a flush; quiet skips the flush (a round trip per endpoint in use)
+ * when every such operation issued before it, by any thread, was covered by
+ * a flush that has completed. Counted after the operation is issued. */
+static void ucx_issued(ucx_t *u) { __atomic_add_fetch(&u->issued, 1, __ATOMIC_RELEASE); }
+
+static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
+{
+    *snap = __atomic_load_n(&u->issued, __ATOMIC_ACQUIRE);
+    return __atomic_load_n(&u->flushed, __ATOMIC_ACQUIRE) >= *snap;
+}
+
+/* A flush that started after `snap` operations were issued has completed. */
+static void ucx_flushed(ucx_t *u, uint64_t snap)
+{
+    uint64_t cur = __atomic_load_n(&u->flushed, __ATOMIC_RELAXED);
+    while (cur < snap && !__atomic_compare_exchange_n(&u->flushed, &cur, snap, 1,
+                                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+}
 
 /* The progress thread stands back while application threads progress the
  * worker themselves (in a wait, or waiting for their own request), and
@@ -164,6 +187,8 @@ static shoal_status_t ucx_rma(shoal_transport_t *tr, int is_put, int wait, void 
     ucs_status_ptr_t req = is_put
                                ? ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param)
                                : ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param);
+    if (is_put || !wait)
+        ucx_issued(u);
     if (wait || UCS_PTR_IS_ERR(req))
         return ucx_wait(u, req, is_put ? "put" : "get", pe);
     if (req != NULL)
@@ -222,6 +247,7 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *de
         memcpy(&reply, operand, size);
         memcpy(&value, compare, size);
         break;
+    case SHOAL_AMO_SYNC_ADD: /* no flush needed: see ucx_issued */
     case SHOAL_AMO_ADD: fetching = 0; /* fall through */
     case SHOAL_AMO_FETCH_ADD: opcode = UCP_ATOMIC_OP_ADD; break;
     case SHOAL_AMO_AND: fetching = 0; /* fall through */
@@ -241,8 +267,11 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *de
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.reply_buffer = &reply;
     }
-    status = ucx_wait(u, ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey, &param),
-                      "atomic", pe);
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey,
+                                             &param);
+    if (!fetching && op != SHOAL_AMO_SYNC_ADD)
+        ucx_issued(u);
+    status = ucx_wait(u, req, "atomic", pe);
     if (status == SHOAL_OK && fetching && op != SHOAL_AMO_SET)
         memcpy(fetch_p, &reply, size);
     return status;
@@ -251,8 +280,15 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *de
 static shoal_status_t ucx_quiet(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return SHOAL_OK;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    return ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush (quiet)", -1);
+    shoal_status_t status =
+        ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush (quiet)", -1);
+    if (status == SHOAL_OK)
+        ucx_flushed(u, snap);
+    return status;
 }
 
 /* Flushes the endpoints to `pes`: all started first, then waited for. */
@@ -260,6 +296,9 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
 {
     ucx_t *u = tr->priv;
     shoal_status_t status = SHOAL_OK;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return SHOAL_OK;
     ucs_status_ptr_t reqs[64];
     int req_pe[64];
     size_t n = 0;
