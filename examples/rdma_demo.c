@@ -265,6 +265,23 @@ static long pp_value(int rep, int from)
     return (long)(pattern_word(seed_of(3, 8, rep, from), 0) >> 1);
 }
 
+/* The signal and payload that PE `peer` sent in round `rep` arrived. */
+static void check_pingpong(uint64_t got, int rep, int peer, const char *dir)
+{
+    char what[64], detail[96];
+    if (got != (uint64_t)rep) {
+        snprintf(what, sizeof(what), "put_signal signal (%s)", dir);
+        snprintf(detail, sizeof(detail), "signal is %" PRIu64 ", expected %d", got, rep);
+        fail(what, 8, rep, detail);
+    }
+    long want = pp_value(rep, peer), seen = *(volatile long *)pp_data;
+    if (seen != want) {
+        snprintf(what, sizeof(what), "put_signal payload (%s)", dir);
+        snprintf(detail, sizeof(detail), "payload is %ld, expected %ld", seen, want);
+        fail(what, 8, rep, detail);
+    }
+}
+
 /* Ping-pong: the driver sends payload + signal r, the peer waits for it,
  * checks both and answers with its own; half the round trip is reported.
  * A PE paired with itself just signals itself (a full one-way trip). */
@@ -281,33 +298,11 @@ static long bench_pingpong(int reps, double *lat)
             uint64_t got = wait_signal((uint64_t)r);
             double t = now_us() - t0;
             lat[r - 1] = peer == me ? t : t / 2;
-            if (got != (uint64_t)r) {
-                char detail[96];
-                snprintf(detail, sizeof(detail), "signal is %" PRIu64 ", expected %d", got, r);
-                fail("put_signal signal (pong)", 8, r, detail);
-            }
-            long want = pp_value(r, peer);
-            if (*(volatile long *)pp_data != want) {
-                char detail[96];
-                snprintf(detail, sizeof(detail), "payload is %ld, expected %ld",
-                         *(volatile long *)pp_data, want);
-                fail("put_signal payload (pong)", 8, r, detail);
-            }
+            check_pingpong(got, r, peer, "pong");
             verified += 2;
         } else {
             uint64_t got = wait_signal((uint64_t)r);
-            if (got != (uint64_t)r) {
-                char detail[96];
-                snprintf(detail, sizeof(detail), "signal is %" PRIu64 ", expected %d", got, r);
-                fail("put_signal signal (ping)", 8, r, detail);
-            }
-            long want = pp_value(r, peer);
-            if (*(volatile long *)pp_data != want) {
-                char detail[96];
-                snprintf(detail, sizeof(detail), "payload is %ld, expected %ld",
-                         *(volatile long *)pp_data, want);
-                fail("put_signal payload (ping)", 8, r, detail);
-            }
+            check_pingpong(got, r, peer, "ping");
             put_signal(pp_value(r, me), (uint64_t)r);
             verified += 2;
         }

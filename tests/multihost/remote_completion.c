@@ -15,16 +15,7 @@
 
 #include <shmem.h>
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d PE %d: `%s`: ", __FILE__, __LINE__, shmem_my_pe(),   \
-                    #cond);                                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            shmem_global_exit(1);                                                              \
-        }                                                                                      \
-    } while (0)
+#include "mh_check.h"
 
 #define WORDS (128 * 1024) /* 1 MiB of longs */
 #define ROUNDS 40
