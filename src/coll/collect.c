@@ -2,7 +2,9 @@
  * fcollect and collect: every PE pulls every PE's block into its own dest,
  * in team order. For collect the block sizes differ, so each PE first
  * publishes its size in the psync scratch word and reads everyone's to find
- * its offsets.
+ * its offsets. When the set spans hosts, each host's leader gathers every
+ * block (the network carries each block once per host) and the other
+ * members of its host copy the whole result from the leader's dest.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +13,44 @@
 #include "core/error.h"
 #include "core/rma.h"
 
+/* Block i is len[i] bytes of member i's source, at offset off[i] of dest;
+ * len == NULL means every block is `nbytes` long, at i * nbytes. */
+static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
+                   const void *source, size_t nbytes, const uint64_t *len, const size_t *off)
+{
+#define LEN(i) (len != NULL ? (size_t)len[i] : nbytes)
+#define OFF(i) (len != NULL ? off[i] : (size_t)(i) * nbytes)
+    const int n = set->size;
+    shoal_coll_hosts_t h;
+    int by_host = 0;
+    if (shoal_net != NULL) {
+        int nhosts = shoal_coll_hosts(fn, set, &h);
+        by_host = nhosts > 1 && nhosts < n;
+        if (!by_host)
+            shoal_coll_hosts_free(&h);
+    }
+    if (!by_host || set->my_index == h.leader) {
+        for (int i = 0; i < n; i++)
+            shoal_get_nbi(fn, dest + OFF(i), source, LEN(i), shoal_peset_world(set, i));
+        shoal_coll_complete(fn);
+        if (by_host)
+            shoal_coll_host_notify(fn, set, psync, &h);
+    } else {
+        shoal_coll_host_wait(psync);
+        shoal_get(fn, dest, dest, OFF(n - 1) + LEN(n - 1), shoal_peset_world(set, h.leader));
+    }
+    if (by_host)
+        shoal_coll_hosts_free(&h);
+#undef LEN
+#undef OFF
+}
+
 void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
 {
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
-        for (int i = 0; i < set->size; i++)
-            shoal_get_nbi(fn, (char *)dest + (size_t)i * nbytes, source, nbytes,
-                          shoal_peset_world(set, i));
-    shoal_coll_complete(fn);
+        gather(fn, set, psync, dest, source, nbytes, NULL, NULL);
     shoal_coll_barrier(set, psync);
 }
 
@@ -31,19 +62,21 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
     shoal_coll_barrier(set, psync);
     /* Everyone's size first (all requests in flight at once), then the data. */
     uint64_t *len = malloc(sizeof(uint64_t) * (size_t)set->size);
-    if (len == NULL)
+    size_t *off = malloc(sizeof(size_t) * (size_t)set->size);
+    if (len == NULL || off == NULL)
         shoal_fatal("%s: cannot allocate %d words of private scratch memory", fn, set->size);
     for (int i = 0; i < set->size; i++)
         shoal_get_nbi(fn, &len[i], my_size, sizeof(uint64_t), shoal_peset_world(set, i));
     shoal_coll_complete(fn);
-    size_t offset = 0;
+    size_t total = 0;
     for (int i = 0; i < set->size; i++) {
-        shoal_get_nbi(fn, (char *)dest + offset, source, (size_t)len[i],
-                      shoal_peset_world(set, i));
-        offset += (size_t)len[i];
+        off[i] = total;
+        total += (size_t)len[i];
     }
+    if (total > 0)
+        gather(fn, set, psync, dest, source, 0, len, off);
     free(len);
-    shoal_coll_complete(fn);
+    free(off);
     shoal_coll_barrier(set, psync);
     /* Everyone has read it: restore the word (a user's pSync must come back as given). */
     __atomic_store_n(my_size, 0, __ATOMIC_RELAXED);
