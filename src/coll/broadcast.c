@@ -13,25 +13,28 @@
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
-    shoal_coll_hosts_t h;
     shoal_coll_barrier(set, psync);
     if (nbytes > 0 && set->my_index == root) {
         if (update_root && dest != source)
             memmove(dest, source, nbytes);
-    } else if (nbytes > 0 && shoal_net != NULL && shoal_coll_hosts(fn, set, &h) > 1) {
+    } else if (nbytes > 0) {
         const int root_pe = shoal_peset_world(set, root);
-        if (shoal.node[root_pe] == shoal.node[shoal_peset_world(set, set->my_index)]) {
-            shoal_get(fn, dest, source, nbytes, root_pe); /* the root is on this host */
-        } else if (set->my_index == h.leader) {
-            shoal_get(fn, dest, source, nbytes, root_pe);
-            shoal_coll_host_notify(fn, set, psync, &h);
+        const int me_pe = shoal_peset_world(set, set->my_index);
+        shoal_coll_hosts_t h = {0};
+        if (shoal_net != NULL && shoal_coll_hosts(fn, set, &h) > 1 &&
+            shoal.node[root_pe] != shoal.node[me_pe]) {
+            /* The root is on another host: only this host's leader fetches. */
+            if (set->my_index == h.leader) {
+                shoal_get(fn, dest, source, nbytes, root_pe);
+                shoal_coll_host_notify(fn, set, psync, &h);
+            } else {
+                shoal_coll_host_wait(psync);
+                shoal_get(fn, dest, dest, nbytes, shoal_peset_world(set, h.leader));
+            }
         } else {
-            shoal_coll_host_wait(psync);
-            shoal_get(fn, dest, dest, nbytes, shoal_peset_world(set, h.leader));
+            shoal_get(fn, dest, source, nbytes, root_pe);
         }
         shoal_coll_hosts_free(&h);
-    } else if (nbytes > 0) {
-        shoal_get(fn, dest, source, nbytes, shoal_peset_world(set, root));
     }
     shoal_coll_barrier(set, psync);
 }
