@@ -1,0 +1,63 @@
+#!/bin/sh
+# AddressSanitizer + UBSan (+ LeakSanitizer) check of the multi-host paths:
+# a separate build with -DSHOAL_SANITIZE=address,undefined (library, UCX
+# plugin and a few api programs), each run at 2 hosts x 2 PEs in the
+# namespace cluster (netns_job.sh). The first report ends the PE, and so the
+# job, with a nonzero status; UCX itself is covered too (leaks included).
+#
+# usage: tests/netns/run_asan.sh [source dir] [build dir]
+# Exit 77 (skipped) where the namespace cluster cannot be made.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+src=${1:-$(cd "$here/../.." && pwd)}
+build=${2:-$src/build-asan-netns}
+if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
+    CMAKE_GENERATOR=Ninja
+    export CMAKE_GENERATOR
+fi
+programs="tests/api/api_rma tests/api/api_amo tests/api/api_coll_data tests/api/api_coll_reduce
+          tests/api/api_thread_multiple tests/multihost/remote_completion"
+targets="shoal shoal_ucx"
+for p in $programs; do
+    targets="$targets $(basename "$p")"
+done
+
+mkdir -p "$build"
+echo "run_asan: configuring $build"
+if ! cmake -S "$src" -B "$build" -DSHOAL_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
+    >"$build/run_asan.configure.log" 2>&1; then
+    cat "$build/run_asan.configure.log"
+    echo "run_asan: configure FAILED"
+    exit 1
+fi
+echo "run_asan: building $targets"
+# shellcheck disable=SC2086 # one target per word
+if ! cmake --build "$build" --target $targets >"$build/run_asan.build.log" 2>&1; then
+    tail -n 40 "$build/run_asan.build.log"
+    echo "run_asan: build FAILED"
+    exit 1
+fi
+
+ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0 ${ASAN_OPTIONS:-}"
+UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1 ${UBSAN_OPTIONS:-}"
+export ASAN_OPTIONS UBSAN_OPTIONS
+status=0
+for p in $programs; do
+    name=$(basename "$p")
+    log="$build/run_asan.$name.log"
+    rc=0
+    "$here/netns_job.sh" --timeout 170 2 2 "$build/$p" >"$log" 2>&1 || rc=$?
+    if [ "$rc" -eq 77 ]; then
+        cat "$log"
+        exit 77
+    fi
+    if [ "$rc" -eq 0 ] && grep -q 'PASS' "$log" &&
+        ! grep -q -E 'Sanitizer|runtime error' "$log"; then
+        echo "run_asan: $name 2x2: clean"
+    else
+        echo "run_asan: $name 2x2: FAILED (status $rc, log: $log)"
+        grep -m1 -A40 -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$log" || tail -n 40 "$log"
+        status=1
+    fi
+done
+exit "$status"
