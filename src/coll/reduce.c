@@ -47,9 +47,10 @@ static void combine_range(const char *fn, const shoal_peset_t *set, const int *p
 #define MEMBER(i) (pick != NULL ? pick[i] : first + (i))
     const char **view = NULL;
     char *bounce = NULL;
+    const size_t per_peer = (count < chunk ? count : chunk) * elem; /* bounce bytes */
     if (shoal_net != NULL) {
         view = private_buffer(fn, sizeof(*view) * (size_t)npeers);
-        bounce = private_buffer(fn, chunk * elem * (size_t)npeers);
+        bounce = private_buffer(fn, per_peer * (size_t)npeers);
     }
     for (size_t done = 0; done < count; done += chunk) {
         size_t n = count - done < chunk ? count - done : chunk;
@@ -59,7 +60,7 @@ static void combine_range(const char *fn, const shoal_peset_t *set, const int *p
             for (int i = 0; i < npeers; i++) {
                 view[i] = mapped_view(set, MEMBER(i), at, n * elem);
                 if (view[i] == NULL) {
-                    char *b = bounce + (size_t)i * chunk * elem;
+                    char *b = bounce + (size_t)i * per_peer;
                     shoal_get_nbi(fn, b, at, n * elem, shoal_peset_world(set, MEMBER(i)));
                     view[i] = b;
                 }
