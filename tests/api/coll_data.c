@@ -196,6 +196,28 @@ static void back_to_back(const sht_shape_t *s, size_t n) {
   shmem_team_sync(s->team);
 }
 
+/* Broadcasts one after another with the root moving each time and no
+ * synchronization between them: each result is checked, and the root's
+ * source scribbled, right after its call returns, while faster PEs may
+ * already be in the next one. */
+static void rotating_roots(const sht_shape_t *s, size_t n) {
+  int me = shmem_my_pe(), nt = s->n;
+  long *src = (long *)src_buf, *dst = (long *)dst_buf;
+  shmem_team_sync(s->team);
+  for (int r = 0; r < 3 * nt; r++) {
+    int root = (r * 5 + 1) % nt;
+    for (size_t i = 0; i < n; i++)
+      src[i] = VAL(long, me, i, 60 + r);
+    CHECK(shmem_long_broadcast(s->team, dst, src, n, root) == 0, "rotating broadcast");
+    SCRIBBLE(src, n);
+    snprintf(what, sizeof what, "%s: broadcast %d of a series, root %d, n=%zu", s->name, r, root,
+             n);
+    for (size_t i = 0; i < n; i++)
+      CHECK_VAL(what, i, dst[i], VAL(long, s->world[root], i, 60 + r));
+  }
+  shmem_team_sync(s->team);
+}
+
 /* Zero elements: every call returns 0 and leaves dest alone. */
 static void zero_elements(const sht_shape_t *s) {
   long *src = (long *)src_buf, *dst = (long *)dst_buf;
@@ -233,6 +255,8 @@ int main(void) {
       data_int(s, (unsigned char *)g_src, (unsigned char *)g_dst, 7, 6);
       back_to_back(s, 1);
       back_to_back(s, 700);
+      rotating_roots(s, 5);
+      rotating_roots(s, 3000); /* past the size a root pushes */
       zero_elements(s);
       shmem_team_sync(s->team);
     }
