@@ -11,6 +11,8 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
                          const void *source, size_t nbytes)
 {
     const size_t me = (size_t)set->my_index;
+    if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 1))
+        return;
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
         for (int j = 0; j < set->size; j++)

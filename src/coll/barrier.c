@@ -9,6 +9,14 @@
 #include "core/backoff.h"
 #include "core/amo.h"
 
+void shoal_coll_wait_count(uint64_t *word, uint64_t n)
+{
+    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < n)
+        shoal_backoff(&b);
+    __atomic_fetch_sub(word, n, __ATOMIC_ACQ_REL);
+}
+
 void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync)
 {
     const int n = set->size, me = set->my_index;
@@ -17,9 +25,6 @@ void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync)
         int to = shoal_peset_world(set, (me + dist) % n);
         shoal_amo("barrier", SHOAL_AMO_SYNC_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL,
                   to);
-        shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-        while (__atomic_load_n(&psync[round], __ATOMIC_ACQUIRE) == 0)
-            shoal_backoff(&b);
-        __atomic_fetch_sub(&psync[round], 1, __ATOMIC_ACQ_REL);
+        shoal_coll_wait_count(&psync[round], 1);
     }
 }

@@ -20,20 +20,11 @@
 
 #include "coll/coll.h"
 #include "core/amo.h"
-#include "core/backoff.h"
 #include "core/rma.h"
 
 #define PUSH_MAX_BYTES 8192
-#define PSYNC_READY (SHOAL_PSYNC_SCRATCH + 2)   /* at the root: PEs that entered */
-#define PSYNC_ARRIVED (SHOAL_PSYNC_SCRATCH + 3) /* at the others: data is in dest */
-
-static void wait_count(uint64_t *word, uint64_t n)
-{
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < n)
-        shoal_backoff(&b);
-    __atomic_fetch_sub(word, n, __ATOMIC_ACQ_REL);
-}
+#define PSYNC_READY SHOAL_PSYNC_BCAST_READY
+#define PSYNC_ARRIVED SHOAL_PSYNC_BCAST_ARRIVED
 
 static void broadcast_push(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                            const void *source, size_t nbytes, int root, int update_root)
@@ -42,10 +33,10 @@ static void broadcast_push(const char *fn, const shoal_peset_t *set, uint64_t *p
     if (set->my_index != root) {
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[PSYNC_READY], sizeof(uint64_t), &one, NULL, NULL,
                   shoal_peset_world(set, root));
-        wait_count(&psync[PSYNC_ARRIVED], 1);
+        shoal_coll_wait_count(&psync[PSYNC_ARRIVED], 1);
         return;
     }
-    wait_count(&psync[PSYNC_READY], (uint64_t)(set->size - 1));
+    shoal_coll_wait_count(&psync[PSYNC_READY], (uint64_t)(set->size - 1));
     for (int i = 0; i < set->size; i++) {
         if (i == root)
             continue;

@@ -30,6 +30,38 @@ static inline void shoal_coll_complete(const char *fn)
         shoal_net_quiet(fn);
 }
 
+/* The psync words past the barrier counters (SHOAL_PSYNC_WORDS in
+ * core/state.h leaves room for them):
+ *   SCRATCH        collect: each PE's block size
+ *   HOST           sets spanning hosts: "the leader's data is ready"
+ *   BCAST_READY    broadcast push, at the root: PEs that entered
+ *   BCAST_ARRIVED  broadcast push, at the others: the data is in dest
+ *   PUSH_ARRIVED   fcollect/alltoall push (team forms): blocks received,
+ *                  two words alternating by call parity
+ *   PUSH_CALLS     fcollect/alltoall push: this PE's count of such calls
+ *                  on the team (a team slot only, never a user's pSync) */
+#define SHOAL_PSYNC_BCAST_READY (SHOAL_PSYNC_SCRATCH + 2)
+#define SHOAL_PSYNC_BCAST_ARRIVED (SHOAL_PSYNC_SCRATCH + 3)
+#define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
+#define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
+
+/* Waits until the local counter `word` reaches n, then takes n from it. */
+void shoal_coll_wait_count(uint64_t *word, uint64_t n);
+
+/* Whether `psync` is a team's synchronization area (library memory, which
+ * may keep state between calls) rather than a user's pSync array. */
+static inline int shoal_coll_is_team_psync(const uint64_t *psync)
+{
+    const char *p = (const char *)psync, *base = (const char *)shoal.internal;
+    return p >= base && p < base + shoal.internal_size;
+}
+
+/* Small fcollect (alltoall == 0) and alltoall (1) of the team forms on one
+ * host, without a barrier; returns 0 where that does not apply (then the
+ * caller uses its barrier algorithm). See collect.c. */
+int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                             void *dest, const void *source, size_t nbytes, int alltoall);
+
 /* ---- sets that span hosts ----
  * Each host's first member in set order is its leader. Broadcast and large
  * reductions send data across hosts between leaders only; the other members

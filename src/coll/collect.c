@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/amo.h"
 #include "core/error.h"
 #include "core/rma.h"
 
@@ -45,9 +46,42 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
 #undef OFF
 }
 
+/* Small fcollect and alltoall, team forms, one host: every PE copies its
+ * blocks straight into the other PEs' dests (the spec requires every dest to
+ * be ready before any PE calls), then counts one in their "arrived" word,
+ * and waits until the N-1 others have done so for it. One hand-over instead
+ * of two barriers. A PE leaves only after every PE's blocks reached it, so
+ * no PE is more than one call ahead of another: two "arrived" words,
+ * alternating with the parity of each PE's count of such calls (kept in the
+ * team's area), keep consecutive calls apart. */
+#define PUSH_MAX_BYTES 4096
+
+int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                             void *dest, const void *source, size_t nbytes, int alltoall)
+{
+    if (shoal_net != NULL || nbytes > PUSH_MAX_BYTES || !shoal_coll_is_team_psync(psync))
+        return 0;
+    const int n = set->size, me = set->my_index;
+    const uint64_t calls = psync[SHOAL_PSYNC_PUSH_CALLS]++, one = 1;
+    uint64_t *arrived = &psync[SHOAL_PSYNC_PUSH_ARRIVED + (calls & 1)];
+    char *mine = (char *)dest + (size_t)me * nbytes;
+    for (int k = 1; k < n; k++) {
+        const int i = (me + k) % n, pe = shoal_peset_world(set, i);
+        shoal_put(fn, mine, (const char *)source + (alltoall ? (size_t)i * nbytes : 0), nbytes,
+                  pe);
+        /* Sequentially consistent: the copy above is visible first. */
+        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, arrived, sizeof(uint64_t), &one, NULL, NULL, pe);
+    }
+    memmove(mine, (const char *)source + (alltoall ? (size_t)me * nbytes : 0), nbytes);
+    shoal_coll_wait_count(arrived, (uint64_t)(n - 1));
+    return 1;
+}
+
 void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
 {
+    if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 0))
+        return;
     shoal_coll_barrier(set, psync);
     if (nbytes > 0)
         gather(fn, set, psync, dest, source, nbytes, NULL, NULL);

@@ -6,7 +6,6 @@
 
 #include "coll/coll.h"
 #include "core/amo.h"
-#include "core/backoff.h"
 #include "core/error.h"
 
 int shoal_coll_hosts(const char *fn, const shoal_peset_t *set, shoal_coll_hosts_t *h)
@@ -50,10 +49,4 @@ void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *
                   NULL, shoal_peset_world(set, h->local[k]));
 }
 
-void shoal_coll_host_wait(uint64_t *psync)
-{
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while (__atomic_load_n(&psync[SHOAL_PSYNC_HOST], __ATOMIC_ACQUIRE) == 0)
-        shoal_backoff(&b);
-    __atomic_fetch_sub(&psync[SHOAL_PSYNC_HOST], 1, __ATOMIC_ACQ_REL);
-}
+void shoal_coll_host_wait(uint64_t *psync) { shoal_coll_wait_count(&psync[SHOAL_PSYNC_HOST], 1); }

@@ -218,6 +218,36 @@ static void rotating_roots(const sht_shape_t *s, size_t n) {
   shmem_team_sync(s->team);
 }
 
+/* fcollect and alltoall one after another into fresh dest blocks (so no
+ * synchronization is needed between them), each result checked and the
+ * source rewritten right after its call returns, while faster PEs may
+ * already be in the next call. */
+static void exchange_series(const sht_shape_t *s, size_t n) {
+  int me = shmem_my_pe(), nt = s->n;
+  long *src = (long *)src_buf, *dst = (long *)dst_buf;
+  const size_t block = (size_t)nt * n;
+  shmem_team_sync(s->team);
+  for (int r = 0; r < 400; r++) {
+    long *d = dst + (size_t)(r % 16) * block;
+    if (r % 16 == 0 && r > 0)
+      shmem_team_sync(s->team); /* the 16 dest blocks are reused after this */
+    for (size_t i = 0; i < block; i++)
+      src[i] = VAL(long, me, i, 70 + r % 50);
+    if (r % 2 == 0)
+      CHECK(shmem_long_fcollect(s->team, d, src, n) == 0, "fcollect in a series");
+    else
+      CHECK(shmem_long_alltoall(s->team, d, src, n) == 0, "alltoall in a series");
+    SCRIBBLE(src, block);
+    snprintf(what, sizeof what, "%s: %s %d of a series, n=%zu", s->name,
+             r % 2 == 0 ? "fcollect" : "alltoall", r, n);
+    for (int k = 0; k < nt; k++)
+      for (size_t i = 0; i < n; i++)
+        CHECK_VAL(what, k * n + i, d[k * n + i],
+                  VAL(long, s->world[k], (r % 2 == 0 ? 0 : (size_t)s->me * n) + i, 70 + r % 50));
+  }
+  shmem_team_sync(s->team);
+}
+
 /* Zero elements: every call returns 0 and leaves dest alone. */
 static void zero_elements(const sht_shape_t *s) {
   long *src = (long *)src_buf, *dst = (long *)dst_buf;
@@ -257,6 +287,8 @@ int main(void) {
       back_to_back(s, 700);
       rotating_roots(s, 5);
       rotating_roots(s, 3000); /* past the size a root pushes */
+      exchange_series(s, 3);
+      exchange_series(s, 1000); /* past the size PEs push */
       zero_elements(s);
       shmem_team_sync(s->team);
     }
