@@ -135,7 +135,7 @@ for ((r = 0; r < NPES; r++)); do
     h=$(host_of "$r")
     ip netns exec "$NAME-h$h" env SHOAL_RANK=$r SHOAL_NPES=$NPES SHOAL_STORE=$STORE \
         SHOAL_JOB_KEY="$KEY" SHOAL_STORE_CONNECT_TIMEOUT=30 SHOAL_STORE_JOIN_TIMEOUT=60 \
-        UCX_TLS=tcp UCX_NET_DEVICES=shoal0 SHOAL_TEST_HOSTS=$TEST_HOSTS "${EXTRA_ENV[@]}" \
+        UCX_TLS=tcp UCX_NET_DEVICES=shoal0 SHOAL_TEST_HOSTS="$TEST_HOSTS" "${EXTRA_ENV[@]}" \
         "$PROG" "$@" > >(sed -u "s/^/[$r@h$h] /") 2> >(sed -u "s/^/[$r@h$h] /" >&2) &
     PIDS+=($!)
 done

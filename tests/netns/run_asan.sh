@@ -11,10 +11,6 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build-asan-netns}
-if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
-    CMAKE_GENERATOR=Ninja
-    export CMAKE_GENERATOR
-fi
 programs="tests/api/api_rma tests/api/api_amo tests/api/api_coll_data tests/api/api_coll_reduce
           tests/api/api_thread_multiple tests/multihost/remote_completion"
 targets="shoal shoal_ucx"
@@ -22,21 +18,8 @@ for p in $programs; do
     targets="$targets $(basename "$p")"
 done
 
-mkdir -p "$build"
-echo "run_asan: configuring $build"
-if ! cmake -S "$src" -B "$build" -DSHOAL_SANITIZE=address,undefined -DCMAKE_BUILD_TYPE=Debug \
-    >"$build/run_asan.configure.log" 2>&1; then
-    cat "$build/run_asan.configure.log"
-    echo "run_asan: configure FAILED"
-    exit 1
-fi
-echo "run_asan: building $targets"
 # shellcheck disable=SC2086 # one target per word
-if ! cmake --build "$build" --target $targets >"$build/run_asan.build.log" 2>&1; then
-    tail -n 40 "$build/run_asan.build.log"
-    echo "run_asan: build FAILED"
-    exit 1
-fi
+"$src/tests/sanitized_build.sh" run_asan address,undefined "$src" "$build" $targets
 
 ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0 ${ASAN_OPTIONS:-}"
 UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1 ${UBSAN_OPTIONS:-}"

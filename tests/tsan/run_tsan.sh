@@ -8,16 +8,11 @@
 #
 # usage: tests/tsan/run_tsan.sh [source dir] [build dir]
 #   defaults: the checkout this script is in, and <source>/build-tsan.
-#   CMAKE_GENERATOR picks the generator (default: Ninja when installed).
+#   CMAKE_GENERATOR picks the generator (see tests/sanitized_build.sh).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build-tsan}
-if [ -z "${CMAKE_GENERATOR:-}" ] && command -v ninja >/dev/null 2>&1; then
-  CMAKE_GENERATOR=Ninja
-  export CMAKE_GENERATOR
-fi
-
 tests=$(cd "$src/tests/api" && ls thread_*.c 2>/dev/null | sed 's/\.c$//')
 if [ -z "$tests" ]; then
   echo "run_tsan: no tests/api/thread_*.c"
@@ -28,21 +23,8 @@ for t in $tests; do
   targets="$targets api_$t"
 done
 
-mkdir -p "$build"
-echo "run_tsan: configuring $build"
-if ! cmake -S "$src" -B "$build" -DSHOAL_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug \
-     >"$build/run_tsan.configure.log" 2>&1; then
-  cat "$build/run_tsan.configure.log"
-  echo "run_tsan: configure FAILED"
-  exit 1
-fi
-echo "run_tsan: building $targets"
 # shellcheck disable=SC2086 # one target per word
-if ! cmake --build "$build" --target $targets >"$build/run_tsan.build.log" 2>&1; then
-  tail -n 40 "$build/run_tsan.build.log"
-  echo "run_tsan: build FAILED"
-  exit 1
-fi
+"$src/tests/sanitized_build.sh" run_tsan thread "$src" "$build" $targets
 
 # halt_on_error: the first report ends the PE (and so the job);
 # second_deadlock_stack: full stacks for lock-order reports.
