@@ -554,23 +554,3 @@ fail:
     memset(cfg->secret, 0, sizeof(cfg->secret));
     return status;
 }
-
-void shoal_store_host_identity(char *out, size_t size)
-{
-    char host[64] = "?", boot[48] = "?", netns[48] = "?";
-    FILE *f;
-    ssize_t n;
-
-    if (gethostname(host, sizeof(host) - 1) != 0)
-        strcpy(host, "?");
-    f = fopen("/proc/sys/kernel/random/boot_id", "re");
-    if (f != NULL) {
-        if (fgets(boot, sizeof(boot), f) == NULL)
-            strcpy(boot, "?");
-        boot[strcspn(boot, "\n")] = '\0';
-        fclose(f);
-    }
-    n = readlink("/proc/self/ns/net", netns, sizeof(netns) - 1);
-    netns[n > 0 ? n : 1] = '\0';
-    snprintf(out, size, "%s|%s|%s", host, boot, netns);
-}

@@ -53,9 +53,6 @@ shoal_status_t shoal_store_parse_tls_info(const char *info, size_t len,
 /* Marks the settings as in use: shmemx_set_conf_store_tls refuses from now. */
 void shoal_store_mark_started(void);
 
-/* hostname|boot id|network namespace: PEs with equal identities share memory. */
-void shoal_store_host_identity(char *out, size_t size);
-
 /* ---- unique IDs ---------------------------------------------------------- */
 
 typedef struct {

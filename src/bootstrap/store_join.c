@@ -16,6 +16,7 @@
 #include <poll.h>
 
 #include "bootstrap/store_join.h"
+#include "util/host.h"
 #include "util/log.h"
 
 #define GREET_TIMEOUT_MS 10000 /* greeting and handshake, once connected */
@@ -270,7 +271,7 @@ static shoal_status_t join(shoal_store_join_t *j)
     uint64_t deadline = shoal_store_now_ms() + j->cfg->join_timeout_ms + JOIN_SLACK_MS;
     size_t len;
 
-    shoal_store_host_identity(host, sizeof(host));
+    shoal_host_identity(host, sizeof(host));
     m.u.hello.rank = (uint32_t)j->cfg->rank;
     m.u.hello.npes = (uint32_t)j->cfg->npes;
     m.u.hello.pid = (uint32_t)getpid();

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "transport/shm/shm.h"
-#include "util/env.h"
+#include "util/host.h"
 #include "util/log.h"
 
 /* What a PE publishes: who it is and where to reach it. */
@@ -35,28 +35,6 @@ typedef struct {
     uint64_t size[SHOAL_SEGMENT_COUNT];
     int32_t present[SHOAL_SEGMENT_COUNT];
 } shm_hello_t;
-
-/* PEs with equal identities map each other's memory. SHOAL_NODE replaces
- * the detected identity, so tests can split one machine into "hosts". */
-static void host_identity(char *out, size_t len)
-{
-    char host[64] = "?", boot[48] = "?", netns[48] = "?";
-    if (shoal_env.node != NULL && shoal_env.node[0] != '\0') {
-        snprintf(out, len, "node:%s", shoal_env.node);
-        return;
-    }
-    gethostname(host, sizeof(host) - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f != NULL) {
-        if (fgets(boot, sizeof(boot), f) == NULL)
-            strcpy(boot, "?");
-        boot[strcspn(boot, "\n")] = '\0';
-        fclose(f);
-    }
-    ssize_t n = readlink("/proc/self/ns/net", netns, sizeof(netns) - 1);
-    netns[n > 0 ? n : 1] = '\0';
-    snprintf(out, len, "%s|%s|%s", host, boot, netns);
-}
 
 static socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
 {
@@ -184,7 +162,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
         return SHOAL_OK;
 
     memset(&mine, 0, sizeof(mine));
-    host_identity(mine.host_id, sizeof(mine.host_id));
+    shoal_host_identity(mine.host_id, sizeof(mine.host_id));
     snprintf(mine.sock_name, sizeof(mine.sock_name), "shoal-%s-g%u-pe%d", bs->job_id,
              generation, me);
 
