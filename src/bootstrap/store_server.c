@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bootstrap/store_server.h"
+#include "util/host.h"
 #include "util/log.h"
 
 typedef struct kv_entry {
@@ -647,11 +648,12 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
             srv->finalized--;
             srv->departed++;
         } else if (!srv->over) {
-            char msg[400];
+            char msg[400], where[96];
+            shoal_host_label(p->host ? p->host : "?", where, sizeof(where));
             snprintf(msg, sizeof(msg),
-                     "PE %d (pid %u on %.64s) closed its connection to the config store at %s "
+                     "PE %d (pid %u on %s) closed its connection to the config store at %s "
                      "before shmem_finalize: it exited, crashed or was killed; ending the job",
-                     p->rank, p->pid, p->host ? p->host : "?", srv->conf.where);
+                     p->rank, p->pid, where, srv->conf.where);
             SHOAL_ERROR("%s", msg);
             shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
         }

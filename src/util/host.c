@@ -28,3 +28,12 @@ void shoal_host_identity(char *out, size_t size)
     netns[n > 0 ? n : 1] = '\0';
     snprintf(out, size, "%s|%s|%s", host, boot, netns);
 }
+
+void shoal_host_label(const char *identity, char *out, size_t size)
+{
+    const char *first = strchr(identity, '|'), *last = strrchr(identity, '|');
+    if (first == NULL || first == last)
+        snprintf(out, size, "%s", identity);
+    else
+        snprintf(out, size, "%.*s, %s", (int)(first - identity), identity, last + 1);
+}

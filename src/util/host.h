@@ -13,4 +13,8 @@
  * pretend hosts that way). */
 void shoal_host_identity(char *out, size_t size);
 
+/* The identity as people read it in a message: "host, net:[N]" (the boot id
+ * left out), or the identity itself when it has another form. */
+void shoal_host_label(const char *identity, char *out, size_t size);
+
 #endif

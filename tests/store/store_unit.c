@@ -14,6 +14,7 @@
 #include "bootstrap/store_config.h"
 #include "bootstrap/store_proto.h"
 #include "bootstrap/store_server.h"
+#include "util/host.h"
 #include "util/log.h"
 
 /* ---- codec --------------------------------------------------------------- */
@@ -330,6 +331,19 @@ static void test_server(void)
     shoal_store_server_destroy(srv);
 }
 
+/* Host identities: equal for this process twice; readable in messages. */
+static void test_host(void)
+{
+    char a[256], b[256], label[128];
+    shoal_host_identity(a, sizeof(a));
+    shoal_host_identity(b, sizeof(b));
+    CHECK(strcmp(a, b) == 0 && strchr(a, '|') != NULL);
+    shoal_host_label("node7|0b1c-boot|net:[4026531840]", label, sizeof(label));
+    CHECK(strcmp(label, "node7, net:[4026531840]") == 0);
+    shoal_host_label("node:pretend1", label, sizeof(label));
+    CHECK(strcmp(label, "node:pretend1") == 0);
+}
+
 int main(void)
 {
     shoal_log_level = SHOAL_LOG_ERROR; /* the refusals above log warnings */
@@ -337,6 +351,7 @@ int main(void)
     test_settings();
     test_uniqueid();
     test_server();
+    test_host();
     if (failures) {
         fprintf(stderr, "store_unit: %d check(s) failed\n", failures);
         return 1;
