@@ -27,29 +27,7 @@
 SHT_SKIP_MAIN("coll_reduce", "needs the OpenSHMEM 1.5 team API")
 #else
 
-#define NMAX 9000
-#define GUARD 16
-#define SENTINEL 0xA5
-
-static const size_t sizes[] = {1, 7, 1000, NMAX};
-#define NSIZES (sizeof sizes / sizeof sizes[0])
-
-static sht_shape_t shapes[SHT_NSHAPES];
-/* Heap buffers, big enough for NMAX long doubles plus the guard. */
-static unsigned char *src_buf, *dst_buf;
-#define BUF_BYTES ((NMAX + GUARD) * sizeof(long double))
-
-/* Global (static) buffers for the same checks on the data segment. */
-static long double g_src[NMAX + GUARD], g_dst[NMAX + GUARD];
-
-static char what[256];
-
-/* Check that the guard bytes after n elements of size sz are untouched. */
-static void check_guard(const char *name, const unsigned char *dst, size_t n, size_t sz) {
-  for (size_t b = n * sz; b < (n + GUARD) * sz; b++)
-    CHECK(dst[b] == SENTINEL, "%s: byte %zu past the %zu elements of dest was written (0x%02x)",
-          name, b - n * sz, n, dst[b]);
-}
+#include "coll_bufs.h"
 
 /* One reduction: fill source (and dest with the sentinel), synchronize the
  * team so that no PE writes into a dest that is still being filled, call,

@@ -21,24 +21,7 @@
 SHT_SKIP_MAIN("coll_scan", "needs the OpenSHMEM 1.5 team API")
 #else
 
-#define NMAX 9000
-#define GUARD 16
-#define SENTINEL 0xA5
-
-static const size_t sizes[] = {1, 7, 1000, NMAX};
-#define NSIZES (sizeof sizes / sizeof sizes[0])
-
-static sht_shape_t shapes[SHT_NSHAPES];
-static unsigned char *src_buf, *dst_buf;
-#define BUF_BYTES ((NMAX + GUARD) * sizeof(long double))
-static long double g_src[NMAX + GUARD], g_dst[NMAX + GUARD];
-static char what[256];
-
-static void check_guard(const char *name, const unsigned char *dst, size_t n, size_t sz) {
-  for (size_t b = n * sz; b < (n + GUARD) * sz; b++)
-    CHECK(dst[b] == SENTINEL, "%s: byte %zu past the %zu elements of dest was written (0x%02x)",
-          name, b - n * sz, n, dst[b]);
-}
+#include "coll_bufs.h"
 
 /* Sum over team PEs [0, upto) of the generator; `zero` is T's 0. */
 #define DEF_SCAN_KIND(T, N, KIND, INCL, GEN, EXPECT_CHECK)                     \
