@@ -11,6 +11,9 @@ need="$need libucx-dev libpmix-dev openmpi-bin"
 # slurmctld + slurmd + slurm-client: a throwaway Slurm cluster for the srun
 # --mpi=pmix tests (tests/slurm); slurm-wlm-basic-plugins holds mpi/pmix.
 need="$need slurmctld slurmd slurm-client slurm-wlm-basic-plugins"
+# iproute2: `ip netns` and veths for the namespace cluster (tests/netns), `ss`
+# for the Slurm tests' free ports; minimal Debian images lack it.
+need="$need iproute2"
 missing=""
 for pkg in $need; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
