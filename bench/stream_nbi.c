@@ -20,6 +20,7 @@
 #include "common.h"
 
 static long *slots;
+static long *src; /* a nbi put's source stays untouched until quiet */
 static uint64_t *sig;
 
 static double now_us(void)
@@ -67,7 +68,8 @@ int main(int argc, char **argv)
     const int me = shmem_my_pe(), npes = shmem_n_pes(), target = npes - 1;
     slots = shmem_calloc((size_t)n, sizeof(long));
     sig = shmem_calloc(1, sizeof(uint64_t));
-    if (slots == NULL || sig == NULL) {
+    src = malloc((size_t)n * sizeof(long));
+    if (slots == NULL || sig == NULL || src == NULL) {
         fprintf(stderr, "stream_nbi: cannot allocate %ld slots\n", n);
         shmem_global_exit(1);
     }
@@ -81,16 +83,17 @@ int main(int argc, char **argv)
             *sig = 0;
             shmem_barrier_all();
             if (me == 0) {
+                for (long i = 0; i < n; i++)
+                    src[i] = expected(kind, round, i);
                 double t0 = now_us();
                 for (long i = 0; i < n; i++) {
-                    long v = expected(kind, round, i);
                     if (kind == 0)
-                        shmem_long_put_nbi(&slots[i], &v, 1, target);
+                        shmem_long_put_nbi(&slots[i], &src[i], 1, target);
                     else if (kind == 1)
-                        shmem_putmem_signal_nbi(&slots[i], &v, sizeof(v), sig, 1,
+                        shmem_putmem_signal_nbi(&slots[i], &src[i], sizeof(long), sig, 1,
                                                 SHMEM_SIGNAL_ADD, target);
                     else
-                        shmem_long_atomic_add(&slots[i], v, target);
+                        shmem_long_atomic_add(&slots[i], src[i], target);
                 }
                 shmem_quiet();
                 us[round] = (now_us() - t0) / (double)n;
@@ -107,6 +110,7 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     shmem_barrier_all();
+    free(src);
     shmem_finalize();
     return failed;
 }
