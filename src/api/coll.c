@@ -185,7 +185,7 @@ SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 void shmem_barrier_all(void)
 {
     SHOAL_REQUIRE_INIT(__func__);
-    shoal_quiet();
+    shoal_quiet(__func__);
     shoal_coll_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
@@ -198,7 +198,7 @@ void shmem_sync_all(void)
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);
-    shoal_quiet();
+    shoal_quiet(__func__);
     shoal_coll_barrier(&set, (uint64_t *)pSync);
 }
 

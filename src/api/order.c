@@ -10,10 +10,10 @@
 #include "core/rma.h"
 #include "core/team.h"
 
-void shmem_fence(void) { shoal_fence(); }
-void shmem_ctx_fence(shmem_ctx_t ctx) { shoal_fence(); }
-void shmem_quiet(void) { shoal_quiet(); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) { shoal_quiet(); }
+void shmem_fence(void) { shoal_fence(__func__); }
+void shmem_ctx_fence(shmem_ctx_t ctx) { shoal_fence(__func__); }
+void shmem_quiet(void) { shoal_quiet(__func__); }
+void shmem_ctx_quiet(shmem_ctx_t ctx) { shoal_quiet(__func__); }
 
 void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
@@ -26,7 +26,7 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
         world[n++] = shoal_ctx_world_pe("shmem_pe_quiet", ctx, target_pes[i]);
         if (!shoal_pe_valid(world[n - 1]))
             shoal_fatal("%s: target_pes[%zu] = %d is out of range; valid PEs are 0..%d",
-                        "shmem_pe_quiet", i, target_pes[i], shoal.npes - 1);
+                        "shmem_pe_quiet", i, target_pes[i], SHOAL_NPES - 1);
         if (n == 64 || i + 1 == npes) {
             if (shoal_net != NULL)
                 shoal_net_pe_quiet("shmem_pe_quiet", world, n);

@@ -59,31 +59,27 @@ void shmem_global_exit(int status) { shoal_global_exit(status); }
 
 int shmem_my_pe(void)
 {
-    return shoal.initialized ? shoal.my_pe : -1;
+    return shoal.initialized ? SHOAL_MY_PE : -1;
 }
 
 int shmem_n_pes(void)
 {
-    return shoal.initialized ? shoal.npes : -1;
+    return shoal.initialized ? SHOAL_NPES : -1;
 }
 
 int shmem_pe_accessible(int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
-    return shoal.peers[pe].base[SHOAL_SEGMENT_HEAP] != NULL || shoal_net != NULL;
+    return shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP) != 0 || shoal.route.net;
 }
 
 int shmem_addr_accessible(const void *addr, int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
-    if (shoal_peer_addr(addr, 1, pe) != NULL)
-        return 1;
-    /* Not mapped here: reachable through the network transport if symmetric. */
-    uintptr_t a = (uintptr_t)addr;
-    return shoal_net != NULL &&
-           (a - shoal.heap_base < shoal.heap_size || a - shoal.data_base < shoal.data_size);
+    shoal_where_t w; /* mapped here, or symmetric and reached by the network */
+    return shoal_route_find(&shoal.route, pe, addr, 1, &w) != SHOAL_ROUTE_ERROR;
 }
 
 void *shmem_ptr(const void *dest, int pe)

@@ -16,32 +16,33 @@ void shoal_signal_bad_op(const char *fn, int sig_op)
 }
 
 /* NAME(suffix) spells the routine; ELEM is the element size. */
-#define SHOAL_DEF_PUT_SIGNAL_OPS(NAME, CTXNAME, TYPE, ELEM)                                    \
+/* NBI: 1 for the _nbi forms (the source may not be reused before quiet). */
+#define SHOAL_DEF_PUT_SIGNAL_OPS(NAME, CTXNAME, TYPE, ELEM, NBI)                               \
     void NAME(TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,               \
               uint64_t signal, int sig_op, int pe)                                             \
     {                                                                                          \
         shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
-                         pe);                                                                  \
+                         pe, NBI);                                                             \
     }                                                                                          \
     void CTXNAME(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems,               \
                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)                      \
     {                                                                                          \
         shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
-                         SHOAL_CTX_PE(ctx, pe));                                               \
+                         SHOAL_CTX_PE(ctx, pe), NBI);                                          \
     }
 
 #define SHOAL_DEF_PUT_SIGNAL_TYPED(TYPE, NAME, ...)                                            \
     SHOAL_DEF_PUT_SIGNAL_OPS(shmem_##NAME##_put_signal, shmem_ctx_##NAME##_put_signal, TYPE,   \
-                             sizeof(TYPE))                                                     \
+                             sizeof(TYPE), 0)                                                  \
     SHOAL_DEF_PUT_SIGNAL_OPS(shmem_##NAME##_put_signal_nbi, shmem_ctx_##NAME##_put_signal_nbi, \
-                             TYPE, sizeof(TYPE))
+                             TYPE, sizeof(TYPE), 1)
 SHMEM_RMA_TYPES(SHOAL_DEF_PUT_SIGNAL_TYPED, unused)
 
 #define SHOAL_DEF_PUT_SIGNAL_SIZED(BITS, ELEM)                                                 \
     SHOAL_DEF_PUT_SIGNAL_OPS(shmem_put##BITS##_signal, shmem_ctx_put##BITS##_signal, void,     \
-                             ELEM)                                                             \
+                             ELEM, 0)                                                          \
     SHOAL_DEF_PUT_SIGNAL_OPS(shmem_put##BITS##_signal_nbi, shmem_ctx_put##BITS##_signal_nbi,   \
-                             void, ELEM)
+                             void, ELEM, 1)
 SHOAL_DEF_PUT_SIGNAL_SIZED(8, 1)
 SHOAL_DEF_PUT_SIGNAL_SIZED(16, 2)
 SHOAL_DEF_PUT_SIGNAL_SIZED(32, 4)

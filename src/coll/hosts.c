@@ -11,7 +11,7 @@
 int shoal_coll_hosts(const char *fn, const shoal_peset_t *set, shoal_coll_hosts_t *h)
 {
     const int me_node = shoal.node[shoal_peset_world(set, set->my_index)];
-    unsigned char *seen = calloc((size_t)shoal.npes, 1);
+    unsigned char *seen = calloc((size_t)SHOAL_NPES, 1);
     h->local = malloc(sizeof(int) * (size_t)set->size);
     h->leaders = malloc(sizeof(int) * (size_t)set->size);
     if (seen == NULL || h->local == NULL || h->leaders == NULL)

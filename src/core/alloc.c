@@ -24,7 +24,7 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
     unsigned slot = shoal.alloc_calls++ & 1;
     shoal.internal->alloc_args[slot][0] = size;
     shoal.internal->alloc_args[slot][1] = align;
-    shoal_quiet();
+    shoal_quiet(fn);
     shoal_sync_world();
     /* Through the core RMA path, so PE 0 may be on another host. */
     uint64_t root[2];
@@ -34,7 +34,7 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
         shoal_fatal("%s: PEs passed different arguments to a collective allocation: PE %d asked "
                     "for %llu bytes (alignment %llu) but PE 0 asked for %llu bytes (alignment "
                     "%llu); every PE must pass the same size",
-                    fn, shoal.my_pe, (unsigned long long)size, (unsigned long long)align,
+                    fn, SHOAL_MY_PE, (unsigned long long)size, (unsigned long long)align,
                     (unsigned long long)root_size, (unsigned long long)root_align);
 }
 
@@ -52,7 +52,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
     void *ptr = NULL;
     if (size > 0 && shoal_heap_alloc(&shoal.heap, size, align, &ptr) != SHOAL_OK) {
         ptr = NULL;
-        if (shoal.my_pe == 0 || shoal_env.debug)
+        if (SHOAL_MY_PE == 0 || shoal_env.debug)
             SHOAL_WARN("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
                         "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
                         fn, size, shoal.heap.size - shoal.heap.used,
@@ -65,7 +65,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
             memcpy(ptr, old, old_size < size ? old_size : size);
         shoal_heap_free(&shoal.heap, old);
     }
-    shoal_quiet();
+    shoal_quiet(fn);
     shoal_sync_world();
     pthread_mutex_unlock(&shoal.lock);
     return ptr;
@@ -76,7 +76,7 @@ void shoal_free_collective(const char *fn, void *ptr)
     SHOAL_REQUIRE_INIT(fn);
     pthread_mutex_lock(&shoal.lock);
     /* Every PE must be done with the block before anyone may reuse it. */
-    shoal_quiet();
+    shoal_quiet(fn);
     shoal_sync_world();
     if (ptr != NULL && shoal_heap_free(&shoal.heap, ptr) != SHOAL_OK)
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "

@@ -50,23 +50,25 @@ SHOAL_AMO_IMPL(64)
 
 _Static_assert(__atomic_always_lock_free(8, 0), "64-bit atomics must be lock-free");
 
+/* An AMO on a PE this PE does not map, through the transport (rma.c). */
+void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
+                   const void *operand, const void *compare, void *fetch_p);
+
 SHOAL_INLINE void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
                              const void *operand, const void *compare, void *fetch_p, int pe)
 {
-    void *p = shoal_peer_addr_or_fail(fn, "dest", dest, size, pe);
+    shoal_where_t w;
+    shoal_route_kind_t k = shoal_route_pe(fn, "dest", dest, size, pe, &w);
     if (SHOAL_UNLIKELY(((uintptr_t)dest & (size - 1)) != 0))
         shoal_amo_misaligned(fn, dest, size);
-    if (SHOAL_LIKELY(p != NULL)) {
+    if (SHOAL_LIKELY(k == SHOAL_ROUTE_LOCAL)) {
         if (size == 8)
-            shoal_amo64(op, p, operand, compare, fetch_p);
+            shoal_amo64(op, w.ptr, operand, compare, fetch_p);
         else
-            shoal_amo32(op, p, operand, compare, fetch_p);
+            shoal_amo32(op, w.ptr, operand, compare, fetch_p);
         return;
     }
-    shoal_status_t status =
-        shoal_net->ops->amo(shoal_net, op, dest, size, operand, compare, fetch_p, pe);
-    if (status != SHOAL_OK)
-        shoal_net_fail(fn, status, pe);
+    shoal_net_amo(fn, op, pe, &w, size, operand, compare, fetch_p);
 }
 
 #endif

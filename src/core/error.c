@@ -9,10 +9,7 @@
 
 #include "core/error.h"
 #include "core/peer.h"
-#include "transport/transport.h"
 #include "util/log.h"
-
-shoal_transport_t *shoal_net = NULL;
 
 void shoal_fatal(const char *fmt, ...)
 {
@@ -34,38 +31,45 @@ void shoal_require_init(const char *fn)
                     fn, shoal.finalized ? "after shmem_finalize and without a new" : "before");
 }
 
-void *shoal_peer_addr_fail(const char *fn, const char *what, const void *addr, size_t len,
-                           int pe)
+/* What a row is called in messages. */
+static const char *row_name(unsigned row)
 {
+    switch (row) {
+    case SHOAL_ROUTE_HEAP: return "the symmetric heap";
+    case SHOAL_ROUTE_GLOBALS: return "the program's symmetric global data";
+    default: return "registered symmetric memory";
+    }
+}
+
+void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t len, int pe)
+{
+    const shoal_route_t *rt = &shoal.route;
     shoal_require_init(fn);
     if (!shoal_pe_valid(pe))
-        shoal_fatal("%s: pe %d is out of range; valid PEs are 0..%d", fn, pe, shoal.npes - 1);
+        shoal_fatal("%s: pe %d is out of range; valid PEs are 0..%d", fn, pe, SHOAL_NPES - 1);
 
-    uintptr_t a = (uintptr_t)addr;
-    if (a - shoal.heap_base < shoal.heap_size) {
-        size_t past = (size_t)(a + len - (shoal.heap_base + shoal.heap_size));
-        if (len > shoal.heap_base + shoal.heap_size - a)
-            shoal_fatal("%s: %s %p + %zu bytes runs %zu bytes past the end of the symmetric "
-                        "heap; the object is smaller than the transfer",
-                        fn, what, addr, len, past);
-    } else if (a - shoal.data_base < shoal.data_size) {
-        if (len > shoal.data_base + shoal.data_size - a)
-            shoal_fatal("%s: %s %p + %zu bytes runs past the end of the program's symmetric "
-                        "global data",
-                        fn, what, addr, len);
-        if (shoal.peers[pe].base[SHOAL_SEGMENT_DATA] == NULL && shoal_net == NULL)
+    uint64_t off;
+    const int r = shoal_route_row_at(rt, addr, &off);
+    if (r >= 0) {
+        const uint64_t size = rt->row[r].size;
+        if (len > size - off) {
+            if (r == SHOAL_ROUTE_HEAP)
+                shoal_fatal("%s: %s %p + %zu bytes runs %zu bytes past the end of the symmetric "
+                            "heap; the object is smaller than the transfer",
+                            fn, what, addr, len, (size_t)(off + len - size));
+            shoal_fatal("%s: %s %p + %zu bytes runs past the end of %s", fn, what, addr, len,
+                        row_name((unsigned)r));
+        }
+        if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
             shoal_fatal("%s: %s %p is a global variable, but PE %d runs a different "
                         "executable, so globals are not symmetric with it",
                         fn, what, addr, pe);
-    } else {
-        shoal_fatal("%s: %s %p is not a symmetric address (neither in the symmetric heap nor a "
-                    "global or static variable); allocate it with shmem_malloc or make it "
-                    "global or static",
-                    fn, what, addr);
+        shoal_fatal("%s: PE %d is not reachable from PE %d (no shared memory mapping and no "
+                    "network transport)",
+                    fn, pe, SHOAL_MY_PE);
     }
-    if (shoal_net != NULL)
-        return NULL; /* symmetric, on another host: the caller uses the transport */
-    shoal_fatal("%s: PE %d is not reachable from PE %d (no shared memory mapping and no network "
-                "transport)",
-                fn, pe, shoal.my_pe);
+    shoal_fatal("%s: %s %p is not a symmetric address (neither in the symmetric heap nor a "
+                "global or static variable); allocate it with shmem_malloc or make it "
+                "global or static",
+                fn, what, addr);
 }

@@ -22,7 +22,9 @@
 #include "core/init.h"
 #include "core/state.h"
 #include "core/team.h"
-#include "transport/ucx/ucx.h"
+#include "mem/route_build.h"
+#include "transport/net.h"
+#include "transport/shm/shm.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -30,7 +32,7 @@ shoal_init_overrides_t shoal_init_overrides;
 
 shoal_state_t shoal = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .segs = {{NULL, 0, -1}, {NULL, 0, -1}},
+    .segs = {[0 ... SHOAL_ROUTE_ROWS - 1] = {NULL, 0, -1}},
 };
 
 static void exit_handler(int exit_status, void *arg)
@@ -83,48 +85,19 @@ static shoal_status_t create_segments(void)
     size_t heap_size = shoal.internal_size + shoal_env.symmetric_size;
     heap_size = (heap_size + 4095) & ~(size_t)4095;
     status = shoal_segment_create("shoal-heap", heap_size, SHOAL_HEAP_SEGMENT_ALIGN,
-                                  &shoal.segs[SHOAL_SEGMENT_HEAP]);
+                                  &shoal.segs[SHOAL_ROUTE_HEAP]);
     if (status != SHOAL_OK)
         return status;
     if (shoal_env.symmetric_globals &&
-        shoal_segment_globals(&shoal.segs[SHOAL_SEGMENT_DATA]) != SHOAL_OK)
-        shoal.segs[SHOAL_SEGMENT_DATA] = (shoal_segment_t){NULL, 0, -1};
+        shoal_segment_globals(&shoal.segs[SHOAL_ROUTE_GLOBALS]) != SHOAL_OK)
+        shoal.segs[SHOAL_ROUTE_GLOBALS] = (shoal_segment_t){NULL, 0, -1};
     return SHOAL_OK;
 }
 
-/* ---- network transport (issue 6) ---- */
-/* The UCX transport, when some PE's memory is not mapped here (another host).
- * Hosts partition the PEs, so either every PE has an unmapped peer or none
- * has, and the collective set-up runs on all PEs or on none. */
-static shoal_status_t net_connect(void)
-{
-    int npes = shoal.bs.npes, remote = 0;
-    uint8_t *mapped = malloc((size_t)npes);
-    if (mapped == NULL)
-        return SHOAL_ERR_NOMEM;
-    for (int pe = 0; pe < npes; pe++) {
-        mapped[pe] = shoal.peers[pe].base[SHOAL_SEGMENT_HEAP] != NULL;
-        remote |= !mapped[pe];
-    }
-    shoal_status_t status = SHOAL_OK;
-    if (remote)
-        status = shoal_ucx_init(&shoal.bs, shoal.generation, shoal.segs, mapped, &shoal_net);
-    free(mapped);
-    return status;
-}
-
-static void net_disconnect(void)
-{
-    shoal_transport_t *tr = shoal_net;
-    shoal_net = NULL;
-    if (tr != NULL)
-        tr->ops->finalize(tr); /* collective; before the segments go */
-}
-/* ---- end network transport ---- */
 
 static void print_banner(void)
 {
-    if (shoal.my_pe != 0)
+    if (SHOAL_MY_PE != 0)
         return;
     if (shoal_env.version || shoal_env.info)
         printf("Shoal %s (OpenSHMEM %d.%d), %d PEs, bootstrap %s\n", SHMEM_VENDOR_STRING,
@@ -162,45 +135,45 @@ shoal_status_t shoal_init(int requested_thread_level)
         goto out;
     shoal_log_set_pe(shoal.bs.rank);
     choose_wait_spin();
-    shoal.my_pe = shoal.bs.rank;
+    SHOAL_MY_PE = shoal.bs.rank;
     shoal.generation++;
 
     status = create_segments();
     if (status != SHOAL_OK)
         goto out;
-    shoal.peers = calloc((size_t)shoal.bs.npes, sizeof(*shoal.peers));
+    status = shoal_route_create(&shoal.route, shoal.bs.npes, shoal.bs.rank);
     shoal.node = calloc((size_t)shoal.bs.npes, sizeof(*shoal.node));
-    if (shoal.peers == NULL || shoal.node == NULL) {
+    if (status != SHOAL_OK || shoal.node == NULL) {
         status = SHOAL_ERR_NOMEM;
-        goto out_peers;
+        goto out_route;
     }
-    status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, shoal.peers, shoal.node);
+    const shoal_segment_t *heap = &shoal.segs[SHOAL_ROUTE_HEAP];
+    const shoal_segment_t *data = &shoal.segs[SHOAL_ROUTE_GLOBALS];
+    shoal_route_set_row(&shoal.route, SHOAL_ROUTE_HEAP, heap->base, heap->size, SHOAL_MEM_HOST);
+    shoal_route_set_row(&shoal.route, SHOAL_ROUTE_GLOBALS, data->base, data->size,
+                        SHOAL_MEM_HOST);
+    status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
-        goto out_peers;
+        goto out_route;
 
-    const shoal_segment_t *heap = &shoal.segs[SHOAL_SEGMENT_HEAP];
-    const shoal_segment_t *data = &shoal.segs[SHOAL_SEGMENT_DATA];
     shoal.internal = (shoal_internal_t *)heap->base;
     status = shoal_heap_init(&shoal.heap, heap->base + shoal.internal_size,
                              heap->size - shoal.internal_size);
     if (status != SHOAL_OK)
         goto out_mappings;
-    shoal.heap_base = (uintptr_t)heap->base;
-    shoal.heap_size = heap->size;
-    shoal.data_base = (uintptr_t)data->base;
-    shoal.data_size = data->size;
     shoal.alloc_calls = 0;
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                          : requested_thread_level;
 
-    status = net_connect();
+    status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route);
     if (status != SHOAL_OK)
         goto out_heap;
-    shoal.npes = shoal.bs.npes;
+    SHOAL_NPES = shoal.bs.npes;
     shoal_teams_init();
     status = shoal_bootstrap_barrier(&shoal.bs);
     if (status != SHOAL_OK) {
-        shoal.npes = 0;
+        SHOAL_NPES = 0;
+        shoal_net_close(&shoal.route);
         goto out_heap;
     }
     /* From here on the data path is open. */
@@ -215,13 +188,12 @@ shoal_status_t shoal_init(int requested_thread_level)
 out_heap:
     shoal_heap_finalize(&shoal.heap);
 out_mappings:
-    shoal_shm_disconnect(&shoal.bs, shoal.peers);
-out_peers:
-    free(shoal.peers);
-    shoal.peers = NULL;
+    shoal_shm_disconnect(&shoal.bs, &shoal.route);
+out_route:
+    shoal_route_destroy(&shoal.route);
     free(shoal.node);
     shoal.node = NULL;
-    shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
+    shoal_segment_destroy(&shoal.segs[SHOAL_ROUTE_HEAP]);
 out:
     pthread_mutex_unlock(&shoal.lock);
     return status;
@@ -234,25 +206,22 @@ void shoal_finalize(void)
         pthread_mutex_unlock(&shoal.lock);
         return;
     }
-    shoal_quiet();
+    shoal_quiet("shmem_finalize");
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
     shoal_bootstrap_barrier(&shoal.bs);
     shoal.initialized = 0;
     shoal.finalized = 1;
-    shoal.npes = 0; /* closes the data path */
+    SHOAL_NPES = 0; /* closes the data path */
     shoal_teams_finalize();
-    net_disconnect();
-    shoal.heap_size = 0;
-    shoal.data_size = 0;
+    shoal_net_close(&shoal.route);
     shoal_heap_finalize(&shoal.heap);
-    shoal_shm_disconnect(&shoal.bs, shoal.peers);
-    free(shoal.peers);
-    shoal.peers = NULL;
+    shoal_shm_disconnect(&shoal.bs, &shoal.route);
+    shoal_route_destroy(&shoal.route);
     free(shoal.node);
     shoal.node = NULL;
     shoal.internal = NULL;
-    shoal_segment_destroy(&shoal.segs[SHOAL_SEGMENT_HEAP]);
+    shoal_segment_destroy(&shoal.segs[SHOAL_ROUTE_HEAP]);
     /* The globals segment stays: the program's variables live in it. */
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_FINALIZED);
     pthread_mutex_unlock(&shoal.lock);

@@ -48,7 +48,7 @@ int shoal_lock_test(const char *fn, long *lock)
 
 void shoal_lock_clear(const char *fn, long *lock)
 {
-    shoal_quiet(); /* what was done under the lock is complete before it is released */
+    shoal_quiet(fn); /* what was done under the lock is complete before it is released */
     /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets
      * (little-endian: the low half comes first, at the lock's own address). */
     uint32_t one = 1, ignored;

@@ -1,7 +1,9 @@
 /*
- * Routing: translate (address, PE) to a pointer this process can use. The
- * fast path of every RMA, AMO and shmem_ptr is this lookup; only when it
- * fails does a call go to the network transport, or to the error path.
+ * Routing for the data path: every RMA, AMO, signal and shmem_ptr asks the
+ * route table (mem/route.h) where (pe, address, length) is. A local answer
+ * is a pointer to load and store through; a network answer is (row,
+ * offset) for the transport; only the error answer leaves the fast path,
+ * for a diagnosis that names the call, the argument and the cause.
  */
 #ifndef SHOAL_CORE_PEER_H
 #define SHOAL_CORE_PEER_H
@@ -10,47 +12,35 @@
 
 #include "core/state.h"
 
-/* Local address of the `len` bytes at symmetric address `addr` on PE `pe`,
- * or NULL when they are not symmetric or `pe`'s memory is not mapped here.
- * `pe` must already be known to be in range. */
-SHOAL_INLINE void *shoal_peer_addr(const void *addr, size_t len, int pe)
-{
-    uintptr_t off = (uintptr_t)addr - shoal.heap_base;
-    if (SHOAL_LIKELY(off < shoal.heap_size)) {
-        char *base = shoal.peers[pe].base[SHOAL_SEGMENT_HEAP];
-        if (SHOAL_UNLIKELY(len > shoal.heap_size - off || base == NULL))
-            return NULL;
-        return base + off;
-    }
-    off = (uintptr_t)addr - shoal.data_base;
-    if (off < shoal.data_size && len <= shoal.data_size - off) {
-        char *base = shoal.peers[pe].base[SHOAL_SEGMENT_DATA];
-        return base ? base + off : NULL;
-    }
-    return NULL;
-}
-
 static inline int shoal_pe_valid(int pe)
 {
-    return (unsigned)pe < (unsigned)shoal.npes;
+    return (unsigned)pe < (unsigned)SHOAL_NPES;
 }
 
-/* Translates or ends the job with a message naming the call (`fn`), the
- * argument (`what`), its value and the cause. Used by the data path. */
-static inline void *shoal_peer_addr_or_fail(const char *fn, const char *what, const void *addr,
-                                            size_t len, int pe);
-
-/* The cold path behind shoal_peer_addr_or_fail: reports why the lookup failed. */
-void *shoal_peer_addr_fail(const char *fn, const char *what, const void *addr, size_t len,
-                           int pe) __attribute__((cold));
-
-SHOAL_INLINE void *shoal_peer_addr_or_fail(const char *fn, const char *what, const void *addr,
-                                            size_t len, int pe)
+/* Local address of the `len` bytes at symmetric address `addr` on PE `pe`,
+ * or NULL when they are not symmetric or `pe`'s memory is not mapped here.
+ * Any `pe` may be given (out of range: NULL). */
+SHOAL_INLINE void *shoal_peer_addr(const void *addr, size_t len, int pe)
 {
-    void *p;
-    if (SHOAL_LIKELY(shoal_pe_valid(pe) && (p = shoal_peer_addr(addr, len, pe)) != NULL))
-        return p;
-    return shoal_peer_addr_fail(fn, what, addr, len, pe);
+    return shoal_route_local(&shoal.route, pe, addr, len);
+}
+
+/* The error branch of shoal_route_pe: says why (pe, addr, len) cannot be
+ * reached, naming the call (`fn`) and the argument (`what`), and ends the
+ * job. */
+void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t len, int pe)
+    __attribute__((cold, noreturn));
+
+/* Routes an access of the data path: returns SHOAL_ROUTE_LOCAL (w->ptr) or
+ * SHOAL_ROUTE_NET (w->row, w->off), or ends the job with a message. */
+SHOAL_INLINE shoal_route_kind_t shoal_route_pe(const char *fn, const char *what,
+                                               const void *addr, size_t len, int pe,
+                                               shoal_where_t *w)
+{
+    shoal_route_kind_t k = shoal_route_find(&shoal.route, pe, addr, len, w);
+    if (SHOAL_UNLIKELY(k == SHOAL_ROUTE_ERROR))
+        shoal_route_fail(fn, what, addr, len, pe);
+    return k;
 }
 
 #endif

@@ -1,25 +1,31 @@
 /*
- * Strided RMA and the transport error path.
+ * The network branch of the data path (what the route table sends to the
+ * transport), strided RMA, and the transport's error path.
  */
 #include "core/rma.h"
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
-    shoal_fatal("%s: transfer with PE %d over %s failed: %s", fn, pe,
-                shoal_net ? shoal_net->ops->name : "the network", shoal_status_str(status));
+    const char *why = shoal_net != NULL ? shoal_net->ops->strerror(shoal_net)
+                                        : shoal_status_str(status);
+    if (pe >= 0)
+        shoal_fatal("%s: the operation with PE %d over %s failed: %s; the job cannot go on "
+                    "with that PE",
+                    fn, pe, shoal_net ? shoal_net->ops->name : "the network", why);
+    shoal_fatal("%s: completing this PE's network operations over %s failed: %s; they may not "
+                "have reached their targets, so the job cannot go on",
+                fn, shoal_net ? shoal_net->ops->name : "the network", why);
 }
 
-void shoal_net_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
-                   int pe)
+void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w,
+                   void *local, size_t len)
 {
     const shoal_transport_ops_t *ops = shoal_net->ops;
-    shoal_status_t status;
-    switch (kind) {
-    case SHOAL_RMA_PUT: status = ops->put(shoal_net, dest, source, len, pe); break;
-    case SHOAL_RMA_GET: status = ops->get(shoal_net, dest, source, len, pe); break;
-    case SHOAL_RMA_PUT_NBI: status = ops->put_nbi(shoal_net, dest, source, len, pe); break;
-    default: status = ops->get_nbi(shoal_net, dest, source, len, pe); break;
-    }
+    const int nbi = kind == SHOAL_RMA_PUT_NBI || kind == SHOAL_RMA_GET_NBI;
+    shoal_status_t status =
+        kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
+            ? ops->put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
+            : ops->get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -43,8 +49,11 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
     ptrdiff_t rstride = to_remote ? dst : sst;
     ptrdiff_t lo, hi;
     strided_extent(rstride, elem, bsize, nblocks, &lo, &hi);
-    char *mapped = shoal_peer_addr_or_fail(fn, to_remote ? "dest" : "source",
-                                           (const char *)remote + lo, (size_t)(hi - lo), pe);
+    shoal_where_t w;
+    char *mapped = NULL;
+    if (shoal_route_pe(fn, to_remote ? "dest" : "source", (const char *)remote + lo,
+                       (size_t)(hi - lo), pe, &w) == SHOAL_ROUTE_LOCAL)
+        mapped = w.ptr;
     const size_t block = bsize * elem;
     for (size_t i = 0; i < nblocks; i++) {
         char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
@@ -57,37 +66,79 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
             continue;
         }
         /* Another host: start every block, then wait for them together. */
-        shoal_net_rma(fn, to_remote ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_GET_NBI, d, s, block, pe);
+        const char *r = to_remote ? d : s;
+        shoal_where_t bw = {.row = w.row, .off = w.off + (uint64_t)(r - ((const char *)remote + lo))};
+        shoal_net_rma(fn, to_remote ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_GET_NBI, pe, &bw,
+                      to_remote ? (void *)s : d, block);
     }
     if (mapped == NULL)
         shoal_net_pe_quiet(fn, &pe, 1);
-}
-
-static void net_complete_failed(const char *fn, shoal_status_t status)
-{
-    shoal_fatal("%s: completing transfers over %s failed: %s", fn, shoal_net->ops->name,
-                shoal_status_str(status));
 }
 
 void shoal_net_quiet(const char *fn)
 {
     shoal_status_t status = shoal_net->ops->quiet(shoal_net);
     if (status != SHOAL_OK)
-        net_complete_failed(fn, status);
+        shoal_net_fail(fn, status, -1);
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 {
     shoal_status_t status = shoal_net->ops->pe_quiet(shoal_net, pes, npes);
     if (status != SHOAL_OK)
-        net_complete_failed(fn, status);
+        shoal_net_fail(fn, status, -1);
+}
+
+void shoal_net_fence(const char *fn)
+{
+    shoal_status_t status = shoal_net->ops->fence(shoal_net);
+    if (status != SHOAL_OK)
+        shoal_net_fail(fn, status, -1);
 }
 
 #include "core/amo.h"
+
+void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
+                   const void *operand, const void *compare, void *fetch_p)
+{
+    shoal_status_t status = shoal_net->ops->amo(shoal_net, pe, shoal_remote_of(w), op, size,
+                                                operand, compare, fetch_p);
+    if (status != SHOAL_OK)
+        shoal_net_fail(fn, status, pe);
+}
 
 void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 {
     shoal_fatal("%s: dest %p is not aligned to its %zu-byte type; atomics need naturally "
                 "aligned objects",
                 fn, dest, size);
+}
+
+#include "core/signal.h"
+
+void shoal_net_put_signal(const char *fn, int pe, const shoal_where_t *dest, const void *source,
+                          size_t len, const shoal_where_t *sig, uint64_t signal, int sig_op,
+                          int nbi)
+{
+    shoal_status_t status =
+        shoal_net->ops->put_signal(shoal_net, pe, shoal_remote_of(dest), source, len,
+                                   shoal_remote_of(sig), signal, shoal_signal_amo_op(sig_op), nbi);
+    if (status != SHOAL_OK)
+        shoal_net_fail(fn, status, pe);
+}
+
+void shoal_put_signal_mixed(const char *fn, void *dest, const void *source, size_t len,
+                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
+{
+    shoal_where_t dw;
+    if (shoal_route_pe(fn, "dest", dest, len, pe, &dw) == SHOAL_ROUTE_LOCAL) {
+        memcpy(dw.ptr, source, len);
+        __atomic_thread_fence(__ATOMIC_RELEASE); /* the data before the signal */
+    } else {
+        /* Over the network, while the signal is a local store: the data
+         * must have landed before the signal can be seen. */
+        shoal_net_rma(fn, nbi ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_PUT, pe, &dw, (void *)source, len);
+        shoal_net_pe_quiet(fn, &pe, 1);
+    }
+    shoal_signal_update(fn, sig_addr, signal, sig_op, pe);
 }

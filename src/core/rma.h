@@ -13,14 +13,22 @@
 #include "core/peer.h"
 #include "transport/transport.h"
 
+/* A call to the network transport failed: ends the job naming the call, the
+ * PE and the transport's own account of the failure. */
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe) __attribute__((cold, noreturn));
 
 /* The four kinds of transfer; the _NBI ones complete at the next quiet. */
 typedef enum { SHOAL_RMA_PUT, SHOAL_RMA_GET, SHOAL_RMA_PUT_NBI, SHOAL_RMA_GET_NBI } shoal_rma_t;
 
-/* A transfer with a PE this PE does not map: through the network transport. */
-void shoal_net_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
-                   int pe);
+static inline shoal_remote_t shoal_remote_of(const shoal_where_t *w)
+{
+    return (shoal_remote_t){.row = w->row, .off = w->off};
+}
+
+/* A transfer with a PE this PE does not map, at `w` on it: through the
+ * network transport (the route already said where). */
+void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w,
+                   void *local, size_t len);
 
 SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source,
                             size_t len, int pe)
@@ -28,16 +36,16 @@ SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const 
     if (SHOAL_UNLIKELY(len == 0))
         return;
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
-    void *p = shoal_peer_addr_or_fail(fn, is_put ? "dest" : "source", is_put ? dest : source,
-                                      len, pe);
-    if (SHOAL_LIKELY(p != NULL)) {
+    shoal_where_t w;
+    if (SHOAL_LIKELY(shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len,
+                                    pe, &w) == SHOAL_ROUTE_LOCAL)) {
         if (is_put)
-            memcpy(p, source, len);
+            memcpy(w.ptr, source, len);
         else
-            memcpy(dest, p, len);
+            memcpy(dest, w.ptr, len);
         return;
     }
-    shoal_net_rma(fn, kind, dest, source, len, pe);
+    shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
 }
 
 SHOAL_INLINE void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)
@@ -65,6 +73,9 @@ void shoal_net_quiet(const char *fn);
 
 /* Completes this PE's network transfers to `pes` (shoal_net must be set). */
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes);
+
+/* Orders this PE's network operations to each PE (shoal_net must be set). */
+void shoal_net_fence(const char *fn);
 
 /* Strided transfers: `nblocks` blocks of `bsize` elements of `elem` bytes;
  * block i starts at element i*dst of dest and i*sst of source. iput/iget are

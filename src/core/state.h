@@ -10,8 +10,8 @@
 
 #include "bootstrap/bootstrap.h"
 #include "mem/heap.h"
+#include "mem/route.h"
 #include "mem/segment.h"
-#include "transport/shm/shm.h"
 
 #define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 /* The data path's small routines must inline into every typed entry point
@@ -71,14 +71,10 @@ static inline size_t shoal_internal_size(unsigned teams_max)
 
 typedef struct {
     /* --- fast path --- */
-    int npes; /* 0 until initialized */
-    int my_pe;
-    uintptr_t heap_base; /* the whole heap segment, internal part included */
-    size_t heap_size;
-    uintptr_t data_base; /* the executable's symmetric globals */
-    size_t data_size;
-    shoal_shm_peer_t *peers; /* [npes] */
-    int *node;               /* [npes]: lowest PE on each PE's host */
+    /* Where every PE's symmetric memory is (mem/route.h); route.npes is 0
+     * until initialized and after finalize, which closes the data path. */
+    shoal_route_t route;
+    int *node; /* [npes]: lowest PE on each PE's host */
 
     /* --- everything else --- */
     int initialized;
@@ -87,7 +83,7 @@ typedef struct {
     int thread_level;
     unsigned generation; /* how many times shmem_init has run */
     shoal_bootstrap_t bs;
-    shoal_segment_t segs[SHOAL_SEGMENT_COUNT];
+    shoal_segment_t segs[SHOAL_ROUTE_ROWS]; /* this PE's memfd segments, by route row */
     shoal_internal_t *internal;
     size_t internal_size;
     shoal_heap_t heap; /* allocator over the user part of the heap segment */
@@ -97,10 +93,14 @@ typedef struct {
 
 extern shoal_state_t shoal;
 
+/* The fast path's two most used answers. */
+#define SHOAL_NPES (shoal.route.npes)
+#define SHOAL_MY_PE (shoal.route.my_pe)
+
 /* The internal region of PE `pe`, as mapped in this process. */
 static inline shoal_internal_t *shoal_internal_of(int pe)
 {
-    return (shoal_internal_t *)shoal.peers[pe].base[SHOAL_SEGMENT_HEAP];
+    return (shoal_internal_t *)shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP);
 }
 
 #endif

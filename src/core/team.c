@@ -59,8 +59,8 @@ void shoal_team_check(const char *fn, shmem_team_t team)
 static shoal_peset_t host_peset(void)
 {
     int first = -1, second = -1, count = 0, last = -1, regular = 1;
-    for (int pe = 0; pe < shoal.npes; pe++) {
-        if (shoal.peers[pe].base[SHOAL_SEGMENT_HEAP] == NULL)
+    for (int pe = 0; pe < SHOAL_NPES; pe++) {
+        if (shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP) == 0)
             continue;
         if (first < 0)
             first = pe;
@@ -74,17 +74,17 @@ static shoal_peset_t host_peset(void)
     if (!regular) {
         SHOAL_DEBUG("the PEs of this host are not evenly spaced; SHMEM_TEAM_SHARED holds only "
                     "this PE");
-        return (shoal_peset_t){shoal.my_pe, 1, 1, 0};
+        return (shoal_peset_t){SHOAL_MY_PE, 1, 1, 0};
     }
     int stride = second < 0 ? 1 : second - first;
-    return (shoal_peset_t){first, stride, count, (shoal.my_pe - first) / stride};
+    return (shoal_peset_t){first, stride, count, (SHOAL_MY_PE - first) / stride};
 }
 
 void shoal_teams_init(void)
 {
     memset(slots_used, 0, sizeof(slots_used));
     shoal_team_world = (struct shoal_team){
-        .set = {0, 1, shoal.npes, shoal.my_pe}, .slot = SLOT_WORLD, .predefined = 1};
+        .set = {0, 1, SHOAL_NPES, SHOAL_MY_PE}, .slot = SLOT_WORLD, .predefined = 1};
     shoal_team_shared =
         (struct shoal_team){.set = host_peset(), .slot = SLOT_SHARED, .predefined = 1};
     slot_mark(SLOT_WORLD, 1);

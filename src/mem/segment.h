@@ -1,7 +1,8 @@
 /*
- * Symmetric segments: a PE's symmetric memory is a set of memfd-backed
- * regions (the heap, and the executable's data segment). Each is described
- * by its local address, its size and the memfd that peers map.
+ * Symmetric segments: a PE's host symmetric memory is a set of memfd-backed
+ * regions (the heap, and the executable's data segment), each a row of the
+ * route table (mem/route.h). Each is described by its local address, its
+ * size and the memfd that peers map.
  */
 #ifndef SHOAL_MEM_SEGMENT_H
 #define SHOAL_MEM_SEGMENT_H
@@ -10,12 +11,6 @@
 #include <stdint.h>
 
 #include "util/status.h"
-
-typedef enum {
-    SHOAL_SEGMENT_HEAP = 0,
-    SHOAL_SEGMENT_DATA = 1,
-    SHOAL_SEGMENT_COUNT = 2,
-} shoal_segment_id_t;
 
 typedef struct {
     char *base; /* address in this PE (NULL when the segment is absent) */

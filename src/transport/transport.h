@@ -1,8 +1,18 @@
 /*
  * The network transport interface, for PEs whose memory this PE cannot map
- * (other hosts). The data path tries the peer-pointer lookup first and calls
- * a transport only when it fails. The UCX transport plugs in here; on a
- * single host no network transport is loaded and `shoal_net` is NULL.
+ * (other hosts). The data path routes every access through the route table
+ * (mem/route.h) first; what it answers "network" comes here already
+ * translated, as (pe, row, offset), so no transport translates addresses.
+ * The UCX transport plugs in here; on a single host none is loaded and
+ * `shoal_net` is NULL.
+ *
+ * Completion: calls marked "blocking" are complete locally when they return
+ * (a put's source may be reused, a get's data is there, a fetching atomic's
+ * result is written). Everything else is only started: remote completion of
+ * puts, non-fetching atomics and signals, and local completion of
+ * non-blocking gets, come with the next quiet, or pe_quiet naming the PE.
+ * Every call returns a status; after a failure `strerror` says which peer
+ * and why, and the caller ends the job with that.
  */
 #ifndef SHOAL_TRANSPORT_H
 #define SHOAL_TRANSPORT_H
@@ -10,9 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem/route.h"
 #include "util/status.h"
 
-#define SHOAL_TRANSPORT_VERSION 3
+#define SHOAL_TRANSPORT_VERSION 4
 
 typedef enum {
     SHOAL_AMO_FETCH,
@@ -27,48 +38,70 @@ typedef enum {
     SHOAL_AMO_FETCH_OR,
     SHOAL_AMO_XOR,
     SHOAL_AMO_FETCH_XOR,
-    /* An add to a library synchronization counter (barrier, lock release):
-     * its target polls for it, so quiet need not wait for its completion. */
+    /* An add to a library synchronization counter (barrier): its target
+     * polls for it, so quiet need not wait for its completion. */
     SHOAL_AMO_SYNC_ADD,
 } shoal_amo_op_t;
 
+/* The operations that return nothing: they are only started (no reply is
+ * waited for), and quiet completes them. */
+static inline int shoal_amo_is_post(shoal_amo_op_t op)
+{
+    return op == SHOAL_AMO_SET || op == SHOAL_AMO_ADD || op == SHOAL_AMO_AND ||
+           op == SHOAL_AMO_OR || op == SHOAL_AMO_XOR || op == SHOAL_AMO_SYNC_ADD;
+}
+
 typedef struct shoal_transport shoal_transport_t;
 
+/* Where a remote access lands: row and byte offset of the route table. */
 typedef struct {
-    uint32_t version; /* SHOAL_TRANSPORT_VERSION */
+    unsigned row;
+    uint64_t off;
+} shoal_remote_t;
+
+typedef struct {
+    uint32_t version; /* SHOAL_TRANSPORT_VERSION; checked when loaded */
     const char *name;
-    /* `dest`/`source` are symmetric addresses as seen by this PE. */
-    shoal_status_t (*put)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                          int pe);
-    shoal_status_t (*get)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                          int pe);
-    /* size is 4 or 8; operand/compare/fetch are little-endian integers of that size. */
-    shoal_status_t (*amo)(shoal_transport_t *tr, shoal_amo_op_t op, void *dest, size_t size,
-                          const void *operand, const void *compare, void *fetch_p, int pe);
+    /* Blocking unless `nbi`. */
+    shoal_status_t (*put)(shoal_transport_t *tr, int pe, shoal_remote_t dest, const void *source,
+                          size_t len, int nbi);
+    shoal_status_t (*get)(shoal_transport_t *tr, int pe, void *dest, shoal_remote_t source,
+                          size_t len, int nbi);
+    /* The data, then the 64-bit signal word updated by SHOAL_AMO_SET or
+     * SHOAL_AMO_ADD, ordered so that a PE that sees the signal sees the
+     * data; no reply is waited for. Blocking (the source may be reused)
+     * unless `nbi`. */
+    shoal_status_t (*put_signal)(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                                 const void *source, size_t len, shoal_remote_t sig,
+                                 uint64_t signal, shoal_amo_op_t sig_op, int nbi);
+    /* `size` is 4 or 8; operand/compare/fetch are integers of that size.
+     * Fetching operations are blocking; the others (shoal_amo_is_post)
+     * are only started. */
+    shoal_status_t (*amo)(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
+                          size_t size, const void *operand, const void *compare, void *fetch_p);
     shoal_status_t (*quiet)(shoal_transport_t *tr);
-    shoal_status_t (*fence)(shoal_transport_t *tr);
-    /* Version 2. Collective over all PEs: completes everything, disconnects
-     * and frees the transport; called before the segments are unmapped. */
-    void (*finalize)(shoal_transport_t *tr);
-    /* Version 3. Non-blocking put and get: they return once started; the
-     * source may be reused, and the data is at dest, only after the next
-     * quiet, or pe_quiet naming `pe`. */
-    shoal_status_t (*put_nbi)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                              int pe);
-    shoal_status_t (*get_nbi)(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                              int pe);
     /* Completes what this PE started to the `npes` PEs of `pes` (world PE
      * numbers; PEs this transport does not reach are skipped). */
     shoal_status_t (*pe_quiet)(shoal_transport_t *tr, const int *pes, size_t npes);
+    /* Orders earlier puts and AMOs to each PE before later ones to it. */
+    shoal_status_t (*fence)(shoal_transport_t *tr);
+    /* Collective over all PEs: makes row `row` of every PE ([base, base +
+     * size) here, memory of `kind`) reachable. Used at start-up for the heap
+     * and globals, and later for memory registered after init. */
+    shoal_status_t (*mem_register)(shoal_transport_t *tr, unsigned row, void *base, size_t size,
+                                   shoal_mem_kind_t kind);
+    /* The last failure, in words: the peer and the transport's own error. */
+    const char *(*strerror)(shoal_transport_t *tr);
     /* Serves peers' operations on this PE's memory from the calling thread,
      * without blocking: wait loops call it so that a waiting PE answers at
-     * once rather than through its progress thread. Returns how many
-     * events it handled (0: nothing had arrived). */
+     * once. Returns how many events it handled (0: nothing had arrived). */
     unsigned (*progress)(shoal_transport_t *tr);
     /* Progresses, then sleeps up to `ns` nanoseconds or until something
-     * arrives for this PE, and progresses again: the sleep of a wait loop,
-     * woken by the network. Returns how many events it handled. */
+     * arrives for this PE, and progresses again. */
     unsigned (*sleep)(shoal_transport_t *tr, uint64_t ns);
+    /* Collective over all PEs: completes everything, disconnects and frees
+     * the transport; called before the segments are unmapped. */
+    void (*finalize)(shoal_transport_t *tr);
 } shoal_transport_ops_t;
 
 struct shoal_transport {

@@ -32,8 +32,8 @@ typedef struct {
 typedef struct {
     int32_t rank;
     uint32_t nfds;
-    uint64_t size[SHOAL_SEGMENT_COUNT];
-    int32_t present[SHOAL_SEGMENT_COUNT];
+    uint64_t size[SHOAL_ROUTE_ROWS];
+    int32_t present[SHOAL_ROUTE_ROWS];
 } shm_hello_t;
 
 static socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
@@ -47,7 +47,7 @@ static socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
 
 static shoal_status_t send_fds(int sock, const shm_hello_t *hello, const int *fds)
 {
-    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_SEGMENT_COUNT)];
+    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_ROUTE_ROWS)];
     struct iovec iov = {.iov_base = (void *)hello, .iov_len = sizeof(*hello)};
     struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
     memset(cbuf, 0, sizeof(cbuf));
@@ -73,7 +73,7 @@ static shoal_status_t send_fds(int sock, const shm_hello_t *hello, const int *fd
 
 static shoal_status_t recv_fds(int sock, shm_hello_t *hello, int *fds)
 {
-    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_SEGMENT_COUNT)];
+    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_ROUTE_ROWS)];
     struct iovec iov = {.iov_base = hello, .iov_len = sizeof(*hello)};
     struct msghdr msg = {
         .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
@@ -91,10 +91,10 @@ static shoal_status_t recv_fds(int sock, shm_hello_t *hello, int *fds)
     unsigned got = 0;
     if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
         got = (unsigned)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-    if (got != hello->nfds || got > SHOAL_SEGMENT_COUNT) {
+    if (got != hello->nfds || got > SHOAL_ROUTE_ROWS) {
         SHOAL_ERROR("a local peer sent %u segment descriptors, expected %u", got, hello->nfds);
         if (c != NULL)
-            for (unsigned i = 0; i < got && i < SHOAL_SEGMENT_COUNT; i++)
+            for (unsigned i = 0; i < got && i < SHOAL_ROUTE_ROWS; i++)
                 close(((int *)CMSG_DATA(c))[i]);
         return SHOAL_ERR_IO;
     }
@@ -104,12 +104,11 @@ static shoal_status_t recv_fds(int sock, shm_hello_t *hello, int *fds)
 }
 
 static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t *hello,
-                               const int *fds, const shoal_segment_t *segs,
-                               shoal_shm_peer_t *peer)
+                               const int *fds, const shoal_segment_t *segs, shoal_route_t *rt)
 {
     shoal_status_t status = SHOAL_OK;
     unsigned next_fd = 0;
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
+    for (int s = 0; s < SHOAL_ROUTE_ROWS; s++) {
         if (!hello->present[s])
             continue;
         int fd = fds[next_fd++];
@@ -118,7 +117,7 @@ static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t 
             continue;
         }
         if (hello->size[s] != segs[s].size) {
-            if (s == SHOAL_SEGMENT_HEAP) {
+            if (s == SHOAL_ROUTE_HEAP) {
                 SHOAL_ERROR("symmetric heap sizes differ: PE %d has %zu bytes, PE %d has %llu; "
                             "give every PE the same SHMEM_SYMMETRIC_SIZE",
                             bs->rank, segs[s].size, pe, (unsigned long long)hello->size[s]);
@@ -131,9 +130,9 @@ static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t 
             close(fd);
             continue;
         }
-        if (status == SHOAL_OK &&
-            shoal_segment_map_peer(fd, segs[s].size, &peer->base[s]) == SHOAL_OK)
-            peer->size[s] = segs[s].size;
+        char *base;
+        if (status == SHOAL_OK && shoal_segment_map_peer(fd, segs[s].size, &base) == SHOAL_OK)
+            shoal_route_set_peer(rt, pe, (unsigned)s, base);
         else if (status == SHOAL_OK)
             status = SHOAL_ERR_SYSTEM;
         close(fd);
@@ -142,8 +141,8 @@ static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t 
 }
 
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
-                                 const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                                 shoal_shm_peer_t *peers, int *node)
+                                 const shoal_segment_t segs[SHOAL_ROUTE_ROWS], shoal_route_t *rt,
+                                 int *node)
 {
     shoal_status_t status;
     shm_addr_t mine, theirs;
@@ -153,10 +152,6 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     int listener = -1, nlocal = 0;
     const int me = bs->rank, npes = bs->npes;
 
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-        peers[me].base[s] = segs[s].base;
-        peers[me].size[s] = segs[s].size;
-    }
     node[me] = me;
     if (npes == 1)
         return SHOAL_OK;
@@ -229,9 +224,9 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     }
 
     /* Phase 2: accept every local peer and send our segments. */
-    int fds[SHOAL_SEGMENT_COUNT];
+    int fds[SHOAL_ROUTE_ROWS];
     shm_hello_t hello = {.rank = me, .nfds = 0};
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
+    for (int s = 0; s < SHOAL_ROUTE_ROWS; s++) {
         hello.present[s] = segs[s].base != NULL;
         hello.size[s] = segs[s].size;
         if (hello.present[s])
@@ -258,14 +253,14 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
         if (conns[pe] < 0)
             continue;
         shm_hello_t their_hello;
-        int their_fds[SHOAL_SEGMENT_COUNT];
+        int their_fds[SHOAL_ROUTE_ROWS];
         status = recv_fds(conns[pe], &their_hello, their_fds);
         if (status == SHOAL_OK && their_hello.rank != pe) {
             SHOAL_ERROR("local socket of PE %d answered as PE %d", pe, their_hello.rank);
             status = SHOAL_ERR_IO;
         }
         if (status == SHOAL_OK)
-            status = map_peer(bs, pe, &their_hello, their_fds, segs, &peers[pe]);
+            status = map_peer(bs, pe, &their_hello, their_fds, segs, rt);
         if (status != SHOAL_OK)
             goto out_conns;
     }
@@ -296,14 +291,16 @@ out_close:
     return status;
 }
 
-void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_shm_peer_t *peers)
+void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
 {
     for (int pe = 0; pe < bs->npes; pe++) {
-        for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-            if (pe != bs->rank)
-                shoal_segment_unmap_peer(peers[pe].base[s], peers[pe].size[s]);
-            peers[pe].base[s] = NULL;
-            peers[pe].size[s] = 0;
+        if (pe == bs->rank)
+            continue;
+        for (unsigned r = 0; r < SHOAL_ROUTE_ROWS; r++) {
+            uintptr_t base = shoal_route_peer_base(rt, pe, r);
+            if (base != 0)
+                shoal_segment_unmap_peer((char *)base, rt->row[r].size);
+            shoal_route_set_peer(rt, pe, r, NULL);
         }
     }
 }

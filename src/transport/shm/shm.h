@@ -8,21 +8,18 @@
 #define SHOAL_TRANSPORT_SHM_H
 
 #include "bootstrap/bootstrap.h"
+#include "mem/route_build.h"
 #include "mem/segment.h"
 
-/* Where this PE sees each peer's segments; NULL where it has no mapping. */
-typedef struct {
-    char *base[SHOAL_SEGMENT_COUNT];
-    size_t size[SHOAL_SEGMENT_COUNT];
-} shoal_shm_peer_t;
-
-/* Exchanges segment fds with the PEs on this host and maps theirs into
- * peers[0..npes-1]. node[pe] is set to the lowest PE on pe's host, for
- * every PE (PEs with the same node map each other). `generation` distinguishes repeated shmem_init calls. */
+/* Exchanges the fds of `segs` (one per route row; fd -1 where absent) with
+ * the PEs on this host and enters their mappings in `rt`, whose rows for
+ * this PE are already set. node[pe] is set to the lowest PE on pe's host,
+ * for every PE (PEs with the same node map each other). `generation`
+ * distinguishes repeated shmem_init calls. */
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
-                                 const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                                 shoal_shm_peer_t *peers, int *node);
+                                 const shoal_segment_t segs[SHOAL_ROUTE_ROWS], shoal_route_t *rt,
+                                 int *node);
 /* Unmaps every peer mapping made by shoal_shm_connect. */
-void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_shm_peer_t *peers);
+void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt);
 
 #endif

@@ -30,9 +30,8 @@ static void *ucx_plugin_open(void)
     return dlopen(SHOAL_UCX_PLUGIN_FILE, RTLD_NOW | RTLD_LOCAL);
 }
 
-shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation,
-                              const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                              const uint8_t *mapped, shoal_transport_t **tr_p)
+shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const uint8_t *mapped,
+                              shoal_transport_t **tr_p)
 {
     static void *handle;
     static shoal_ucx_plugin_init_fn init;
@@ -55,5 +54,5 @@ shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation,
     }
     /* The plugin stays loaded: its progress thread and memory hooks must not
      * disappear under a later shmem_init. */
-    return init(shoal_log_level, bs, generation, segs, mapped, tr_p);
+    return init(shoal_log_level, bs, generation, mapped, tr_p);
 }

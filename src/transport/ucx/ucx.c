@@ -1,8 +1,10 @@
 /*
  * The UCX transport: one UCP worker per PE, an endpoint to every PE this PE
- * cannot map, and this PE's heap and globals segments registered in place
- * (ucp_mem_map on the existing mappings), so remote keys cover exactly the
- * symmetric memory. Worker addresses and packed remote keys travel through
+ * cannot map, and each row of the route table (heap, globals, and memory
+ * registered later) registered in place (ucp_mem_map on the existing
+ * mappings), so remote keys cover exactly the symmetric memory. Accesses
+ * arrive as (pe, row, offset): the remote address is that PE's row base
+ * plus the offset. Worker addresses and packed remote keys travel through
  * the bootstrap. Endpoints are created from addresses without waiting for
  * the peer, and wire-up completes under either side's progress, so
  * connection setup cannot deadlock.
@@ -14,9 +16,12 @@
  * local memory still serves its peers. The worker is in multi-thread mode
  * because that thread and the application's threads share it.
  *
- * Every operation is completed locally before it returns (a put's source may
- * be reused, a get's or fetching atomic's result is there); remote completion
- * of puts and non-fetching atomics is what quiet (a worker flush) adds.
+ * Blocking calls complete locally before they return (a put's source may be
+ * reused, a get's or fetching atomic's result is there); non-blocking puts
+ * and gets, non-fetching atomics and signals are only started (no reply is
+ * waited for), and quiet (a worker flush) completes them. Endpoints use
+ * peer error handling: a peer that dies fails what was in flight to it, and
+ * the next quiet or fence reports it rather than returning as if complete.
  *
  * Built as a plugin (libshoal_ucx.so, see ucx.h and load.c), with its own
  * copies of util/log.c and util/status.c.
@@ -24,6 +29,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,40 +41,65 @@
 #include "transport/ucx/ucx.h"
 #include "util/log.h"
 
-/* How one peer's symmetric segments are reached. */
+/* How one peer's symmetric memory is reached: per row of the route table,
+ * its base there and the remote key. */
 typedef struct {
     ucp_ep_h ep;
-    ucp_rkey_h rkey[SHOAL_SEGMENT_COUNT];
-    uint64_t base[SHOAL_SEGMENT_COUNT];
-    uint64_t size[SHOAL_SEGMENT_COUNT];
+    ucp_rkey_h rkey[SHOAL_ROUTE_ROWS];
+    uint64_t base[SHOAL_ROUTE_ROWS];
+    uint64_t size[SHOAL_ROUTE_ROWS];
+    struct ucx *u;
+    int pe;
+    int failed; /* the endpoint's error handler ran */
 } ucx_peer_t;
 
-/* What a PE publishes besides its worker address: its segments and the
- * remote keys to them, packed keys following this header. */
+/* What a PE publishes for each registered row; the packed key follows. */
 typedef struct {
-    uint64_t base[SHOAL_SEGMENT_COUNT];
-    uint64_t size[SHOAL_SEGMENT_COUNT];
-    uint32_t rkey_len[SHOAL_SEGMENT_COUNT];
-} ucx_seg_info_t;
+    uint64_t base;
+    uint64_t size;
+    uint32_t rkey_len;
+    uint32_t row;
+} ucx_reg_info_t;
 
-typedef struct {
+typedef struct ucx {
     shoal_transport_t tr;
     shoal_bootstrap_t *bs;
     ucp_context_h context;
     ucp_worker_h worker;
-    ucp_mem_h memh[SHOAL_SEGMENT_COUNT];
-    uintptr_t local_base[SHOAL_SEGMENT_COUNT];
-    size_t local_size[SHOAL_SEGMENT_COUNT];
+    ucp_mem_h memh[SHOAL_ROUTE_ROWS];
     ucx_peer_t *peers; /* [npes]; ep NULL for mapped PEs and this PE */
     int npes;
     int efd;
+    unsigned generation;    /* of shmem_init, for bootstrap keys */
+    unsigned registrations; /* collective mem_register calls so far */
     pthread_t progress_thread;
     int progress_running;
     volatile int stop; /* tells the progress thread to return */
+    int failed;        /* some endpoint failed: nothing may complete as if well */
     uint64_t app_ns;   /* when an application thread last progressed the worker */
     uint64_t issued;   /* operations issued that complete only by a flush */
     uint64_t flushed;  /* the first `flushed` of them are known complete */
+    uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
+    char error[256];   /* the last failure, for strerror */
 } ucx_t;
+
+/* Records a failure (the core reports it, once) and returns the status. */
+static shoal_status_t ucx_fail(ucx_t *u, shoal_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static shoal_status_t ucx_fail(ucx_t *u, shoal_status_t status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(u->error, sizeof(u->error), fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+static const char *ucx_strerror(shoal_transport_t *tr)
+{
+    ucx_t *u = tr->priv;
+    return u->error[0] ? u->error : "no error recorded";
+}
 
 /* Puts, non-blocking gets and non-fetching atomics complete at the target
  * only by a flush; quiet skips the flush (a round trip per endpoint in use)
@@ -115,7 +146,8 @@ static unsigned ucx_app_progress(ucx_t *u)
 /* ---- completion ------------------------------------------------------------- */
 
 /* Waits for `req` by progressing the worker from the calling thread; on a
- * crowded host it yields, so the target PE gets a CPU. */
+ * crowded host it yields, so the target PE gets a CPU. `pe` < 0: a
+ * worker-wide operation. */
 static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
 {
     ucs_status_t st;
@@ -133,112 +165,142 @@ static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what,
         }
         ucp_request_free(req);
     }
-    if (st != UCS_OK) {
-        if (pe >= 0)
-            SHOAL_ERROR("UCX %s to PE %d failed: %s", what, pe, ucs_status_string(st));
-        else
-            SHOAL_ERROR("UCX %s failed: %s", what, ucs_status_string(st));
-        return SHOAL_ERR_IO;
-    }
+    if (st == UCS_OK)
+        return SHOAL_OK;
+    if (pe >= 0)
+        return ucx_fail(u, SHOAL_ERR_IO, "UCX %s to PE %d failed: %s", what, pe,
+                        ucs_status_string(st));
+    return ucx_fail(u, SHOAL_ERR_IO, "UCX %s failed: %s", what, ucs_status_string(st));
+}
+
+/* A non-blocking operation was started: its request (if any) is released
+ * when it completes, and the next flush waits for it. */
+static shoal_status_t ucx_started(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
+{
+    if (req == NULL)
+        return SHOAL_OK;
+    if (UCS_PTR_IS_ERR(req))
+        return ucx_wait(u, req, what, pe);
+    ucp_request_free(req);
     return SHOAL_OK;
 }
 
-/* The remote address and key of the `len` bytes at symmetric `addr` on `pe`. */
-static shoal_status_t ucx_translate(ucx_t *u, const void *addr, size_t len, int pe,
-                                    uint64_t *raddr_p, ucp_rkey_h *rkey_p)
+/* After a flush: an endpoint that failed meanwhile means some operation did
+ * not complete, whatever the flush said. */
+static shoal_status_t ucx_check_failed(ucx_t *u, shoal_status_t status)
+{
+    if (status == SHOAL_OK && __atomic_load_n(&u->failed, __ATOMIC_ACQUIRE))
+        return SHOAL_ERR_IO; /* u->error names the peer (ucx_ep_failed) */
+    return status;
+}
+
+/* The remote address and key of `len` bytes at `r` on `pe`. */
+static shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len,
+                                 uint64_t *raddr_p, ucp_rkey_h *rkey_p)
 {
     ucx_peer_t *p = &u->peers[pe];
-    if (p->ep == NULL) {
-        SHOAL_ERROR("PE %d has no UCX endpoint (it is mapped through shared memory)", pe);
-        return SHOAL_ERR_UNREACHABLE;
-    }
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-        uintptr_t off = (uintptr_t)addr - u->local_base[s];
-        if (off < u->local_size[s] && len <= u->local_size[s] - off) {
-            if (p->rkey[s] == NULL || off + len > p->size[s]) {
-                SHOAL_ERROR("PE %d's %s segment is not registered for remote access or "
-                            "smaller than here",
-                            pe, s == SHOAL_SEGMENT_HEAP ? "heap" : "globals");
-                return SHOAL_ERR_INVALID;
-            }
-            *raddr_p = p->base[s] + off;
-            *rkey_p = p->rkey[s];
-            return SHOAL_OK;
-        }
-    }
-    return SHOAL_ERR_INVALID;
+    if (p->ep == NULL)
+        return ucx_fail(u, SHOAL_ERR_UNREACHABLE,
+                        "PE %d has no UCX endpoint (it is mapped through shared memory)", pe);
+    if (r.row >= SHOAL_ROUTE_ROWS || p->rkey[r.row] == NULL || r.off + len > p->size[r.row])
+        return ucx_fail(u, SHOAL_ERR_INVALID,
+                        "PE %d's memory row %u is not registered with UCX or is smaller than "
+                        "here (%llu + %zu bytes)",
+                        pe, r.row, (unsigned long long)r.off, len);
+    *raddr_p = p->base[r.row] + r.off;
+    *rkey_p = p->rkey[r.row];
+    return SHOAL_OK;
 }
 
 /* ---- the data path -------------------------------------------------------------- */
 
-/* Starts a put or get; with `wait`, completes it locally (the source may be
- * reused, the data of a get is there), else leaves completion to quiet. */
-static shoal_status_t ucx_rma(shoal_transport_t *tr, int is_put, int wait, void *dest,
-                              const void *source, size_t len, int pe)
+static shoal_status_t ucx_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                              const void *source, size_t len, int nbi)
 {
     ucx_t *u = tr->priv;
     uint64_t raddr;
     ucp_rkey_h rkey;
-    shoal_status_t status =
-        ucx_translate(u, is_put ? dest : source, len, pe, &raddr, &rkey);
+    shoal_status_t status = ucx_remote(u, pe, dest, len, &raddr, &rkey);
     if (status != SHOAL_OK)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = is_put
-                               ? ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param)
-                               : ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param);
-    if (is_put || !wait)
-        ucx_issued(u);
-    if (wait || UCS_PTR_IS_ERR(req))
-        return ucx_wait(u, req, is_put ? "put" : "get", pe);
-    if (req != NULL)
-        ucp_request_free(req); /* released when done; the next flush waits for it */
-    return SHOAL_OK;
+    ucs_status_ptr_t req = ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param);
+    ucx_issued(u);
+    return nbi ? ucx_started(u, req, "put", pe) : ucx_wait(u, req, "put", pe);
 }
 
-static shoal_status_t ucx_put(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                              int pe)
-{
-    return ucx_rma(tr, 1, 1, dest, source, len, pe);
-}
-
-static shoal_status_t ucx_get(shoal_transport_t *tr, void *dest, const void *source, size_t len,
-                              int pe)
-{
-    return ucx_rma(tr, 0, 1, dest, source, len, pe);
-}
-
-static shoal_status_t ucx_put_nbi(shoal_transport_t *tr, void *dest, const void *source,
-                                  size_t len, int pe)
-{
-    return ucx_rma(tr, 1, 0, dest, source, len, pe);
-}
-
-static shoal_status_t ucx_get_nbi(shoal_transport_t *tr, void *dest, const void *source,
-                                  size_t len, int pe)
-{
-    return ucx_rma(tr, 0, 0, dest, source, len, pe);
-}
-
-static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *dest, size_t size,
-                              const void *operand, const void *compare, void *fetch_p, int pe)
+static shoal_status_t ucx_get(shoal_transport_t *tr, int pe, void *dest, shoal_remote_t source,
+                              size_t len, int nbi)
 {
     ucx_t *u = tr->priv;
     uint64_t raddr;
     ucp_rkey_h rkey;
-    shoal_status_t status = ucx_translate(u, dest, size, pe, &raddr, &rkey);
+    shoal_status_t status = ucx_remote(u, pe, source, len, &raddr, &rkey);
+    if (status != SHOAL_OK)
+        return status;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_ptr_t req = ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param);
+    if (!nbi)
+        return ucx_wait(u, req, "get", pe);
+    ucx_issued(u);
+    return ucx_started(u, req, "get", pe);
+}
+
+/* Starts a non-fetching atomic. UCX reads the operand until the operation
+ * completes locally, so when it could not be sent at once (a request came
+ * back) the call waits for that; the remote completion is quiet's. A SET
+ * is a swap whose reply nobody reads. */
+static shoal_status_t ucx_amo_post(ucx_t *u, int pe, uint64_t raddr, ucp_rkey_h rkey,
+                                   ucp_atomic_op_t opcode, size_t size, uint64_t value)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+        .datatype = ucp_dt_make_contig(size),
+    };
+    if (opcode == UCP_ATOMIC_OP_SWAP) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.reply_buffer = &u->discard;
+    }
+    ucs_status_ptr_t req =
+        ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey, &param);
+    return ucx_wait(u, req, "atomic", pe);
+}
+
+static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                              shoal_amo_op_t op, size_t size, const void *operand,
+                              const void *compare, void *fetch_p)
+{
+    ucx_t *u = tr->priv;
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    shoal_status_t status = ucx_remote(u, pe, dest, size, &raddr, &rkey);
     if (status != SHOAL_OK)
         return status;
 
     /* Operand and reply, as `size`-byte integers at the start of each. */
     uint64_t value = 0, reply = 0;
-    int fetching = 1;
     ucp_atomic_op_t opcode;
     if (operand != NULL)
         memcpy(&value, operand, size);
     switch (op) {
+    case SHOAL_AMO_SET:
+        status = ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_SWAP, size, value);
+        ucx_issued(u);
+        return status;
+    case SHOAL_AMO_SYNC_ADD: /* not counted: its target polls for it */
+        return ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_ADD, size, value);
+    case SHOAL_AMO_ADD:
+    case SHOAL_AMO_AND:
+    case SHOAL_AMO_OR:
+    case SHOAL_AMO_XOR:
+        opcode = op == SHOAL_AMO_ADD   ? UCP_ATOMIC_OP_ADD
+                 : op == SHOAL_AMO_AND ? UCP_ATOMIC_OP_AND
+                 : op == SHOAL_AMO_OR  ? UCP_ATOMIC_OP_OR
+                                       : UCP_ATOMIC_OP_XOR;
+        status = ucx_amo_post(u, pe, raddr, rkey, opcode, size, value);
+        ucx_issued(u);
+        return status;
     case SHOAL_AMO_FETCH: opcode = UCP_ATOMIC_OP_OR; value = 0; break;
-    case SHOAL_AMO_SET: /* a swap whose result nobody reads */
     case SHOAL_AMO_SWAP: opcode = UCP_ATOMIC_OP_SWAP; break;
     case SHOAL_AMO_CSWAP:
         /* UCX compares the remote value with `buffer` and stores the reply
@@ -247,34 +309,41 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, shoal_amo_op_t op, void *de
         memcpy(&reply, operand, size);
         memcpy(&value, compare, size);
         break;
-    case SHOAL_AMO_SYNC_ADD: /* no flush needed: see ucx_issued */
-    case SHOAL_AMO_ADD: fetching = 0; /* fall through */
     case SHOAL_AMO_FETCH_ADD: opcode = UCP_ATOMIC_OP_ADD; break;
-    case SHOAL_AMO_AND: fetching = 0; /* fall through */
     case SHOAL_AMO_FETCH_AND: opcode = UCP_ATOMIC_OP_AND; break;
-    case SHOAL_AMO_OR: fetching = 0; /* fall through */
     case SHOAL_AMO_FETCH_OR: opcode = UCP_ATOMIC_OP_OR; break;
-    case SHOAL_AMO_XOR: fetching = 0; /* fall through */
     case SHOAL_AMO_FETCH_XOR: opcode = UCP_ATOMIC_OP_XOR; break;
-    default: return SHOAL_ERR_INVALID;
+    default: return ucx_fail(u, SHOAL_ERR_INVALID, "unknown atomic operation %d", (int)op);
     }
-
     ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
         .datatype = ucp_dt_make_contig(size),
+        .reply_buffer = &reply,
     };
-    if (fetching) {
-        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        param.reply_buffer = &reply;
-    }
-    ucs_status_ptr_t req = ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey,
-                                             &param);
-    if (!fetching && op != SHOAL_AMO_SYNC_ADD)
-        ucx_issued(u);
+    ucs_status_ptr_t req =
+        ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey, &param);
     status = ucx_wait(u, req, "atomic", pe);
-    if (status == SHOAL_OK && fetching && op != SHOAL_AMO_SET)
+    if (status == SHOAL_OK)
         memcpy(fetch_p, &reply, size);
     return status;
+}
+
+/* The data, a fence (UCX: operations issued on the worker before it
+ * complete before those issued after, on each endpoint), then the signal
+ * as a non-fetching atomic: no round trip. */
+static shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                                     const void *source, size_t len, shoal_remote_t sig,
+                                     uint64_t signal, shoal_amo_op_t sig_op, int nbi)
+{
+    ucx_t *u = tr->priv;
+    shoal_status_t status = len > 0 ? ucx_put(tr, pe, dest, source, len, nbi) : SHOAL_OK;
+    if (status != SHOAL_OK)
+        return status;
+    ucs_status_t st = ucp_worker_fence(u->worker);
+    if (st != UCS_OK)
+        return ucx_fail(u, SHOAL_ERR_IO, "UCX fence before the signal to PE %d failed: %s", pe,
+                        ucs_status_string(st));
+    return ucx_amo(tr, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
 }
 
 static shoal_status_t ucx_quiet(shoal_transport_t *tr)
@@ -282,10 +351,10 @@ static shoal_status_t ucx_quiet(shoal_transport_t *tr)
     ucx_t *u = tr->priv;
     uint64_t snap;
     if (ucx_all_flushed(u, &snap))
-        return SHOAL_OK;
+        return ucx_check_failed(u, SHOAL_OK);
     ucp_request_param_t param = {.op_attr_mask = 0};
     shoal_status_t status =
-        ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush (quiet)", -1);
+        ucx_check_failed(u, ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1));
     if (status == SHOAL_OK)
         ucx_flushed(u, snap);
     return status;
@@ -298,7 +367,7 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
     shoal_status_t status = SHOAL_OK;
     uint64_t snap;
     if (ucx_all_flushed(u, &snap))
-        return SHOAL_OK;
+        return ucx_check_failed(u, SHOAL_OK);
     ucs_status_ptr_t reqs[64];
     int req_pe[64];
     size_t n = 0;
@@ -310,14 +379,14 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
         }
         if (n == 64 || (i == npes && n > 0)) {
             for (size_t k = 0; k < n; k++) {
-                shoal_status_t st = ucx_wait(u, reqs[k], "flush (pe_quiet)", req_pe[k]);
+                shoal_status_t st = ucx_wait(u, reqs[k], "flush", req_pe[k]);
                 if (status == SHOAL_OK)
                     status = st;
             }
             n = 0;
         }
     }
-    return status;
+    return ucx_check_failed(u, status);
 }
 
 static unsigned ucx_progress(shoal_transport_t *tr)
@@ -348,11 +417,9 @@ static shoal_status_t ucx_fence(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
     ucs_status_t st = ucp_worker_fence(u->worker);
-    if (st != UCS_OK) {
-        SHOAL_ERROR("UCX fence failed: %s", ucs_status_string(st));
-        return SHOAL_ERR_IO;
-    }
-    return SHOAL_OK;
+    if (st != UCS_OK)
+        return ucx_fail(u, SHOAL_ERR_IO, "UCX fence failed: %s", ucs_status_string(st));
+    return ucx_check_failed(u, SHOAL_OK);
 }
 
 /* ---- the progress thread ------------------------------------------------------ */
@@ -406,19 +473,21 @@ static void ucx_close_endpoints(ucx_t *u)
 {
     for (int pe = 0; pe < u->npes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
-        for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++)
-            if (p->rkey[s] != NULL)
-                ucp_rkey_destroy(p->rkey[s]);
+        for (int r = 0; r < SHOAL_ROUTE_ROWS; r++)
+            if (p->rkey[r] != NULL)
+                ucp_rkey_destroy(p->rkey[r]);
         memset(p->rkey, 0, sizeof(p->rkey));
     }
     /* Start every close first, then wait: a flushing close may need the
-     * peer, which is closing its endpoint to us at the same time. */
+     * peer, which is closing its endpoint to us at the same time. A failed
+     * endpoint is closed by force (nothing to flush to). */
     ucs_status_ptr_t *reqs = calloc((size_t)u->npes, sizeof(*reqs));
     for (int pe = 0; pe < u->npes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
         if (p->ep == NULL)
             continue;
-        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS, .flags = 0};
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                     .flags = p->failed ? UCP_EP_CLOSE_FLAG_FORCE : 0};
         ucs_status_ptr_t req = ucp_ep_close_nbx(p->ep, &param);
         p->ep = NULL;
         if (reqs != NULL)
@@ -440,9 +509,9 @@ static void ucx_release(ucx_t *u)
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++)
-        if (u->memh[s] != NULL)
-            ucp_mem_unmap(u->context, u->memh[s]);
+    for (int r = 0; r < SHOAL_ROUTE_ROWS; r++)
+        if (u->memh[r] != NULL)
+            ucp_mem_unmap(u->context, u->memh[r]);
     if (u->worker != NULL)
         ucp_worker_destroy(u->worker);
     if (u->context != NULL)
@@ -461,20 +530,144 @@ static void ucx_finalize(shoal_transport_t *tr)
     ucx_release(u);
 }
 
+/* Reads a value of unknown size from the bootstrap into a malloc'd buffer. */
+static shoal_status_t ucx_bootstrap_get(ucx_t *u, int pe, const char *key, char **value_p,
+                                        size_t *len_p)
+{
+    size_t cap = 4096;
+    for (;;) {
+        char *buf = malloc(cap);
+        if (buf == NULL)
+            return SHOAL_ERR_NOMEM;
+        shoal_status_t status = shoal_bootstrap_get(u->bs, pe, key, buf, cap, len_p);
+        if (status == SHOAL_OK) {
+            *value_p = buf;
+            return SHOAL_OK;
+        }
+        free(buf);
+        if (status != SHOAL_ERR_TRUNCATED || cap >= (1u << 20)) {
+            SHOAL_ERROR("cannot read PE %d's %s from the bootstrap: %s", pe, key,
+                        shoal_status_str(status));
+            return status;
+        }
+        cap *= 4;
+    }
+}
+
+/* Registers this PE's copy of `row` and publishes its key. */
+static shoal_status_t ucx_reg_publish(ucx_t *u, unsigned row, void *base, size_t size,
+                                      shoal_mem_kind_t kind, const char *key)
+{
+    ucx_reg_info_t info = {.base = (uint64_t)(uintptr_t)base, .size = size, .row = row};
+    void *rkey_buf = NULL;
+    char *blob = NULL;
+    shoal_status_t status = SHOAL_OK;
+    if (base != NULL) {
+        ucp_mem_map_params_t mp = {
+            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH |
+                          UCP_MEM_MAP_PARAM_FIELD_MEMORY_TYPE,
+            .address = base,
+            .length = size,
+            .memory_type = kind == SHOAL_MEM_DEVICE ? UCS_MEMORY_TYPE_CUDA : UCS_MEMORY_TYPE_HOST,
+        };
+        ucs_status_t st = ucp_mem_map(u->context, &mp, &u->memh[row]);
+        size_t len = 0;
+        if (st == UCS_OK)
+            st = ucp_rkey_pack(u->context, u->memh[row], &rkey_buf, &len);
+        if (st != UCS_OK) {
+            SHOAL_ERROR("registering symmetric memory row %u (%zu bytes of %s memory at %p) "
+                        "with UCX failed: %s",
+                        row, size, kind == SHOAL_MEM_DEVICE ? "GPU" : "host", base,
+                        ucs_status_string(st));
+            return SHOAL_ERR_SYSTEM;
+        }
+        info.rkey_len = (uint32_t)len;
+    } else {
+        info.size = 0;
+    }
+    blob = malloc(sizeof(info) + info.rkey_len);
+    if (blob == NULL) {
+        status = SHOAL_ERR_NOMEM;
+        goto out;
+    }
+    memcpy(blob, &info, sizeof(info));
+    if (info.rkey_len > 0)
+        memcpy(blob + sizeof(info), rkey_buf, info.rkey_len);
+    status = shoal_bootstrap_put(u->bs, key, blob, sizeof(info) + info.rkey_len);
+out:
+    free(blob);
+    if (rkey_buf != NULL)
+        ucp_rkey_buffer_release(rkey_buf);
+    return status;
+}
+
+/* Unpacks PE `pe`'s key of the row published under `key`. */
+static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char *key)
+{
+    ucx_peer_t *p = &u->peers[pe];
+    char *blob;
+    size_t len;
+    ucx_reg_info_t info;
+    shoal_status_t status = ucx_bootstrap_get(u, pe, key, &blob, &len);
+    if (status != SHOAL_OK)
+        return status;
+    memcpy(&info, blob, len < sizeof(info) ? len : sizeof(info));
+    if (len < sizeof(info) || info.row != row || len < sizeof(info) + info.rkey_len) {
+        SHOAL_ERROR("PE %d published a malformed key for memory row %u", pe, row);
+        status = SHOAL_ERR_IO;
+    } else if (info.rkey_len > 0) {
+        ucs_status_t st = ucp_ep_rkey_unpack(p->ep, blob + sizeof(info), &p->rkey[row]);
+        if (st != UCS_OK) {
+            SHOAL_ERROR("cannot unpack PE %d's remote key: %s", pe, ucs_status_string(st));
+            p->rkey[row] = NULL;
+            status = SHOAL_ERR_IO;
+        } else {
+            p->base[row] = info.base;
+            p->size[row] = info.size;
+        }
+    }
+    free(blob);
+    return status;
+}
+
+/* Collective: every PE registers its copy of the row and learns the keys of
+ * the PEs it reaches through UCX. */
+static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base,
+                                       size_t size, shoal_mem_kind_t kind)
+{
+    ucx_t *u = tr->priv;
+    char key[64];
+    if (row >= SHOAL_ROUTE_ROWS || u->memh[row] != NULL) {
+        SHOAL_ERROR("memory row %u is out of range or already registered with UCX", row);
+        return SHOAL_ERR_INVALID;
+    }
+    snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
+    shoal_status_t status = ucx_reg_publish(u, row, base, size, kind, key);
+    /* Every PE fences, even one that failed, so the others do not hang here. */
+    shoal_status_t fence_status = shoal_bootstrap_fence(u->bs);
+    if (status == SHOAL_OK)
+        status = fence_status;
+    for (int pe = 0; pe < u->npes && status == SHOAL_OK; pe++)
+        if (u->peers[pe].ep != NULL)
+            status = ucx_reg_import(u, pe, row, key);
+    return status;
+}
+
 static const shoal_transport_ops_t ucx_ops = {
     .version = SHOAL_TRANSPORT_VERSION,
     .name = "ucx",
     .put = ucx_put,
     .get = ucx_get,
+    .put_signal = ucx_put_signal,
     .amo = ucx_amo,
     .quiet = ucx_quiet,
-    .fence = ucx_fence,
-    .finalize = ucx_finalize,
-    .put_nbi = ucx_put_nbi,
-    .get_nbi = ucx_get_nbi,
     .pe_quiet = ucx_pe_quiet,
+    .fence = ucx_fence,
+    .mem_register = ucx_mem_register,
+    .strerror = ucx_strerror,
     .progress = ucx_progress,
     .sleep = ucx_sleep,
+    .finalize = ucx_finalize,
 };
 
 static shoal_status_t ucx_open(ucx_t *u)
@@ -524,171 +717,70 @@ static shoal_status_t ucx_open(ucx_t *u)
     return SHOAL_OK;
 }
 
-/* Registers the segments and publishes the worker address and keys. */
-static shoal_status_t ucx_publish(ucx_t *u, unsigned generation,
-                                  const shoal_segment_t segs[SHOAL_SEGMENT_COUNT])
+static shoal_status_t ucx_publish_address(ucx_t *u)
 {
-    shoal_status_t status = SHOAL_OK;
-    void *rkey_buf[SHOAL_SEGMENT_COUNT] = {NULL};
-    size_t total = sizeof(ucx_seg_info_t);
-    ucx_seg_info_t info;
-    char key[64];
-    memset(&info, 0, sizeof(info));
-
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-        if (segs[s].base == NULL)
-            continue;
-        ucp_mem_map_params_t mp = {
-            .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
-            .address = segs[s].base,
-            .length = segs[s].size,
-        };
-        ucs_status_t st = ucp_mem_map(u->context, &mp, &u->memh[s]);
-        if (st == UCS_OK) {
-            size_t len;
-            st = ucp_rkey_pack(u->context, u->memh[s], &rkey_buf[s], &len);
-            info.rkey_len[s] = (uint32_t)len;
-        }
-        if (st != UCS_OK) {
-            SHOAL_ERROR("registering the symmetric %s (%zu bytes at %p) with UCX failed: %s",
-                        s == SHOAL_SEGMENT_HEAP ? "heap" : "globals", segs[s].size,
-                        (void *)segs[s].base, ucs_status_string(st));
-            status = SHOAL_ERR_SYSTEM;
-            goto out;
-        }
-        u->local_base[s] = (uintptr_t)segs[s].base;
-        u->local_size[s] = segs[s].size;
-        info.base[s] = (uint64_t)(uintptr_t)segs[s].base;
-        info.size[s] = segs[s].size;
-        total += info.rkey_len[s];
-    }
-
-    char *blob = malloc(total);
-    if (blob == NULL) {
-        status = SHOAL_ERR_NOMEM;
-        goto out;
-    }
-    memcpy(blob, &info, sizeof(info));
-    size_t at = sizeof(info);
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-        if (info.rkey_len[s] > 0)
-            memcpy(blob + at, rkey_buf[s], info.rkey_len[s]);
-        at += info.rkey_len[s];
-    }
-    snprintf(key, sizeof(key), "ucx.seg.%u", generation);
-    status = shoal_bootstrap_put(u->bs, key, blob, total);
-    free(blob);
-    if (status != SHOAL_OK)
-        goto out;
-
     ucp_address_t *addr;
     size_t addr_len;
+    char key[64];
     ucs_status_t st = ucp_worker_get_address(u->worker, &addr, &addr_len);
     if (st != UCS_OK) {
         SHOAL_ERROR("ucp_worker_get_address failed: %s", ucs_status_string(st));
-        status = SHOAL_ERR_SYSTEM;
-        goto out;
+        return SHOAL_ERR_SYSTEM;
     }
-    snprintf(key, sizeof(key), "ucx.addr.%u", generation);
-    status = shoal_bootstrap_put(u->bs, key, addr, addr_len);
+    snprintf(key, sizeof(key), "ucx.addr.%u", u->generation);
+    shoal_status_t status = shoal_bootstrap_put(u->bs, key, addr, addr_len);
     ucp_worker_release_address(u->worker, addr);
-
-out:
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++)
-        if (rkey_buf[s] != NULL)
-            ucp_rkey_buffer_release(rkey_buf[s]);
     return status;
 }
 
-/* Reads a value of unknown size from the bootstrap into a malloc'd buffer. */
-static shoal_status_t ucx_bootstrap_get(shoal_bootstrap_t *bs, int pe, const char *key,
-                                        char **value_p, size_t *len_p)
+/* An endpoint failed (the peer died, its host went away): what was in
+ * flight to it will never complete, and the next quiet, fence or blocking
+ * call must say so rather than return as if complete. */
+static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
 {
-    size_t cap = 4096;
-    for (;;) {
-        char *buf = malloc(cap);
-        if (buf == NULL)
-            return SHOAL_ERR_NOMEM;
-        shoal_status_t status = shoal_bootstrap_get(bs, pe, key, buf, cap, len_p);
-        if (status == SHOAL_OK) {
-            *value_p = buf;
-            return SHOAL_OK;
-        }
-        free(buf);
-        if (status != SHOAL_ERR_TRUNCATED || cap >= (1u << 20)) {
-            SHOAL_ERROR("cannot read PE %d's %s from the bootstrap: %s", pe, key,
-                        shoal_status_str(status));
-            return status;
-        }
-        cap *= 4;
-    }
+    (void)ep;
+    ucx_peer_t *p = arg;
+    p->failed = 1;
+    ucx_fail(p->u, SHOAL_ERR_IO, "the UCX connection to PE %d failed: %s", p->pe,
+             ucs_status_string(st));
+    __atomic_store_n(&p->u->failed, 1, __ATOMIC_RELEASE);
 }
 
-static shoal_status_t ucx_connect(ucx_t *u, int pe, unsigned generation)
+static shoal_status_t ucx_connect(ucx_t *u, int pe)
 {
     ucx_peer_t *p = &u->peers[pe];
-    char key[64], *blob = NULL, *addr = NULL;
-    size_t len, addr_len;
-    ucs_status_t st;
-
-    snprintf(key, sizeof(key), "ucx.seg.%u", generation);
-    shoal_status_t status = ucx_bootstrap_get(u->bs, pe, key, &blob, &len);
+    char key[64], *addr = NULL;
+    size_t addr_len;
+    snprintf(key, sizeof(key), "ucx.addr.%u", u->generation);
+    shoal_status_t status = ucx_bootstrap_get(u, pe, key, &addr, &addr_len);
     if (status != SHOAL_OK)
         return status;
-    snprintf(key, sizeof(key), "ucx.addr.%u", generation);
-    status = ucx_bootstrap_get(u->bs, pe, key, &addr, &addr_len);
-    if (status != SHOAL_OK)
-        goto out;
-
+    p->u = u;
+    p->pe = pe;
+    /* Peer error handling: a dead peer fails the operations to it (and
+     * calls ucx_ep_failed) instead of leaving them pending for ever. */
     ucp_ep_params_t ep_params = {
-        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
         .address = (const ucp_address_t *)addr,
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = ucx_ep_failed, .arg = p},
     };
-    st = ucp_ep_create(u->worker, &ep_params, &p->ep);
+    ucs_status_t st = ucp_ep_create(u->worker, &ep_params, &p->ep);
     if (st != UCS_OK) {
         SHOAL_ERROR("cannot create a UCX endpoint to PE %d: %s; check that UCX_TLS and "
                     "UCX_NET_DEVICES name a network both hosts share",
                     pe, ucs_status_string(st));
         p->ep = NULL;
         status = SHOAL_ERR_UNREACHABLE;
-        goto out;
     }
-
-    ucx_seg_info_t info;
-    if (len < sizeof(info)) {
-        status = SHOAL_ERR_IO;
-        goto out;
-    }
-    memcpy(&info, blob, sizeof(info));
-    size_t at = sizeof(info);
-    for (int s = 0; s < SHOAL_SEGMENT_COUNT; s++) {
-        if (info.rkey_len[s] == 0)
-            continue;
-        if (at + info.rkey_len[s] > len) {
-            status = SHOAL_ERR_IO;
-            goto out;
-        }
-        st = ucp_ep_rkey_unpack(p->ep, blob + at, &p->rkey[s]);
-        if (st != UCS_OK) {
-            SHOAL_ERROR("cannot unpack PE %d's remote key: %s", pe, ucs_status_string(st));
-            p->rkey[s] = NULL;
-            status = SHOAL_ERR_IO;
-            goto out;
-        }
-        p->base[s] = info.base[s];
-        p->size[s] = info.size[s];
-        at += info.rkey_len[s];
-    }
-out:
     free(addr);
-    free(blob);
     return status;
 }
 
 __attribute__((visibility("default"))) shoal_status_t
-shoal_ucx_plugin_init_v3(int log_level, shoal_bootstrap_t *bs, unsigned generation,
-                         const shoal_segment_t *segs, const uint8_t *mapped,
-                         shoal_transport_t **tr_p)
+shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generation,
+                         const uint8_t *mapped, shoal_transport_t **tr_p)
 {
     shoal_status_t status;
     /* The plugin has its own copy of the logger: same level, same PE prefix. */
@@ -700,6 +792,7 @@ shoal_ucx_plugin_init_v3(int log_level, shoal_bootstrap_t *bs, unsigned generati
     u->bs = bs;
     u->npes = bs->npes;
     u->efd = -1;
+    u->generation = generation;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
     if (u->peers == NULL) {
         status = SHOAL_ERR_NOMEM;
@@ -707,7 +800,7 @@ shoal_ucx_plugin_init_v3(int log_level, shoal_bootstrap_t *bs, unsigned generati
     }
     status = ucx_open(u);
     if (status == SHOAL_OK)
-        status = ucx_publish(u, generation, segs);
+        status = ucx_publish_address(u);
     /* Every PE fences, even one that failed, so the others do not hang here. */
     shoal_status_t fence_status = shoal_bootstrap_fence(bs);
     if (status == SHOAL_OK)
@@ -728,7 +821,7 @@ shoal_ucx_plugin_init_v3(int log_level, shoal_bootstrap_t *bs, unsigned generati
     for (int pe = 0; pe < bs->npes; pe++) {
         if (pe == bs->rank || mapped[pe])
             continue;
-        status = ucx_connect(u, pe, generation);
+        status = ucx_connect(u, pe);
         if (status != SHOAL_OK)
             goto out_release;
         nremote++;

@@ -1,8 +1,8 @@
 /*
  * The UCX (UCP) network transport: RMA and atomics to PEs whose memory this
- * PE does not map, over whatever UCX picks (or UCX_TLS allows). The core
- * reaches it only through `shoal_net` (transport/transport.h); this header is
- * for start-up code.
+ * PE does not map, over whatever UCX picks (or UCX_TLS allows). It is
+ * started by transport/net.c, which then registers the route table's rows
+ * with it; the core reaches it only through `shoal_net`.
  */
 #ifndef SHOAL_TRANSPORT_UCX_H
 #define SHOAL_TRANSPORT_UCX_H
@@ -10,30 +10,26 @@
 #include <stdint.h>
 
 #include "bootstrap/bootstrap.h"
-#include "mem/segment.h"
 #include "transport/transport.h"
 
-/* Collective over all PEs of `bs`. Registers this PE's segments, publishes
- * the worker address and remote keys through the bootstrap, and connects to
- * every PE whose `mapped[pe]` is 0. Starts the progress thread, which serves
- * peers' operations on this PE's memory while the program computes or waits.
- * `generation` keeps keys of repeated shmem_init calls apart. The transport
- * is ended with tr->ops->finalize, which is collective too.
+/* Collective over all PEs of `bs`. Publishes the worker address through the
+ * bootstrap and connects to every PE whose `mapped[pe]` is 0. Starts the
+ * progress thread, which serves peers' operations on this PE's memory while
+ * the program computes or waits. `generation` keeps keys of repeated
+ * shmem_init calls apart. Memory becomes reachable by tr->ops->mem_register;
+ * the transport is ended with tr->ops->finalize, which is collective too.
  *
  * The transport is a plugin (libshoal_ucx.so, next to libshoal) loaded only
  * when needed: merely loading UCX interposes memory calls (libucm's madvise,
  * mmap), which breaks ThreadSanitizer and costs every single-host job. */
-shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation,
-                              const shoal_segment_t segs[SHOAL_SEGMENT_COUNT],
-                              const uint8_t *mapped, shoal_transport_t **tr_p);
+shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const uint8_t *mapped,
+                              shoal_transport_t **tr_p);
 
 /* The plugin's one exported entry point; `log_level` is the library's. */
 #define SHOAL_UCX_PLUGIN_FILE "libshoal_ucx.so"
-#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v3"
+#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v4"
 typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(int log_level, shoal_bootstrap_t *bs,
-                                                   unsigned generation,
-                                                   const shoal_segment_t *segs,
-                                                   const uint8_t *mapped,
+                                                   unsigned generation, const uint8_t *mapped,
                                                    shoal_transport_t **tr_p);
 
 #endif

@@ -1,0 +1,55 @@
+/*
+ * Building the route table (see route.h): its peer array, its rows, and the
+ * lookup of rows past the ones routed inline.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mem/route.h"
+#include "mem/route_build.h"
+
+shoal_status_t shoal_route_create(shoal_route_t *rt, int npes, int my_pe)
+{
+    memset(rt, 0, sizeof(*rt));
+    rt->peer = calloc((size_t)npes * SHOAL_ROUTE_ROWS, sizeof(*rt->peer));
+    if (rt->peer == NULL)
+        return SHOAL_ERR_NOMEM;
+    rt->my_pe = my_pe;
+    return SHOAL_OK;
+}
+
+void shoal_route_destroy(shoal_route_t *rt)
+{
+    free(rt->peer);
+    memset(rt, 0, sizeof(*rt));
+}
+
+void shoal_route_set_row(shoal_route_t *rt, unsigned row, void *base, size_t size,
+                         shoal_mem_kind_t kind)
+{
+    rt->row[row] = (shoal_route_row_t){
+        .base = (uintptr_t)base, .size = base != NULL ? size : 0, .kind = (uint32_t)kind};
+    rt->peer[(size_t)rt->my_pe * SHOAL_ROUTE_ROWS + row] = (uintptr_t)base;
+    if (base != NULL && row >= rt->nrows)
+        rt->nrows = row + 1;
+}
+
+int shoal_route_free_row(const shoal_route_t *rt)
+{
+    for (unsigned r = SHOAL_ROUTE_INLINE_ROWS; r < SHOAL_ROUTE_ROWS; r++)
+        if (rt->row[r].size == 0)
+            return (int)r;
+    return -1;
+}
+
+shoal_route_kind_t shoal_route_find_more(const shoal_route_t *rt, int pe, const void *addr,
+                                         size_t len, shoal_where_t *w)
+{
+    for (unsigned r = SHOAL_ROUTE_INLINE_ROWS; r < rt->nrows; r++) {
+        uint64_t off = (uintptr_t)addr - rt->row[r].base;
+        if (off < rt->row[r].size)
+            return len > rt->row[r].size - off ? SHOAL_ROUTE_ERROR
+                                               : shoal_route_at(rt, pe, r, off, w);
+    }
+    return SHOAL_ROUTE_ERROR;
+}

@@ -1,0 +1,132 @@
+/*
+ * The route table: where this process sees every PE's copy of every kind
+ * of symmetric memory. It is plain data (no locks, no pointers into
+ * host-only structures), so host code reads it here and a copy of it can
+ * serve GPU kernels the same way.
+ *
+ * A row is one kind of symmetric memory with the same local range on every
+ * PE: the host heap (row 0), the program's globals (row 1), and rows left
+ * free for a device heap and for memory registered later. For row r and PE
+ * p, peer[p * SHOAL_ROUTE_ROWS + r] is the address at which this process
+ * sees p's copy, or 0 when it does not map it (another host, or the row is
+ * absent on p). A row whose size is 0 is unused.
+ *
+ * shoal_route_find is the whole fast path of routing: it answers "a local
+ * pointer", "the network, at (row, offset)" or "an error", and the caller
+ * works out the error's message only on that branch.
+ */
+#ifndef SHOAL_MEM_ROUTE_H
+#define SHOAL_MEM_ROUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHOAL_ROUTE_ROWS 8
+#define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
+#define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
+/* Rows looked up inline; later rows (device heap, registrations) through
+ * shoal_route_find_more. */
+#define SHOAL_ROUTE_INLINE_ROWS 2
+
+typedef enum {
+    SHOAL_MEM_HOST = 0,
+    SHOAL_MEM_DEVICE = 1,
+} shoal_mem_kind_t;
+
+typedef struct {
+    uintptr_t base; /* this PE's copy */
+    uint64_t size;  /* 0: the row is unused */
+    uint32_t kind;  /* shoal_mem_kind_t */
+    uint32_t reserved;
+} shoal_route_row_t;
+
+typedef struct {
+    int32_t npes;  /* 0 until the data path opens, and after finalize */
+    int32_t my_pe;
+    uint32_t nrows; /* rows in use are below this */
+    uint32_t net;   /* a network transport reaches what is not mapped */
+    shoal_route_row_t row[SHOAL_ROUTE_ROWS];
+    uintptr_t *peer; /* [npes * SHOAL_ROUTE_ROWS] */
+} shoal_route_t;
+
+typedef enum {
+    SHOAL_ROUTE_LOCAL, /* `ptr` is where to load and store */
+    SHOAL_ROUTE_NET,   /* through the transport, at (row, off) on the PE */
+    SHOAL_ROUTE_ERROR, /* not symmetric, out of range, or unreachable */
+} shoal_route_kind_t;
+
+typedef struct {
+    void *ptr;
+    unsigned row;
+    uint64_t off;
+} shoal_where_t;
+
+#define SHOAL_ROUTE_ALWAYS_INLINE static inline __attribute__((always_inline))
+
+SHOAL_ROUTE_ALWAYS_INLINE uintptr_t shoal_route_peer_base(const shoal_route_t *rt, int pe,
+                                                          unsigned row)
+{
+    return rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row];
+}
+
+/* The row whose range holds `addr`, or -1; its offset there in *off_p. */
+static inline int shoal_route_row_at(const shoal_route_t *rt, const void *addr, uint64_t *off_p)
+{
+    for (unsigned r = 0; r < rt->nrows; r++) {
+        uint64_t off = (uintptr_t)addr - rt->row[r].base;
+        if (off < rt->row[r].size) {
+            *off_p = off;
+            return (int)r;
+        }
+    }
+    return -1;
+}
+
+/* Rows from SHOAL_ROUTE_INLINE_ROWS on (route.c). */
+shoal_route_kind_t shoal_route_find_more(const shoal_route_t *rt, int pe, const void *addr,
+                                         size_t len, shoal_where_t *w);
+
+SHOAL_ROUTE_ALWAYS_INLINE shoal_route_kind_t shoal_route_at(const shoal_route_t *rt, int pe,
+                                                            unsigned row, uint64_t off,
+                                                            shoal_where_t *w)
+{
+    uintptr_t base = shoal_route_peer_base(rt, pe, row);
+    if (__builtin_expect(base != 0, 1)) {
+        w->ptr = (void *)(base + off);
+        return SHOAL_ROUTE_LOCAL;
+    }
+    w->row = row;
+    w->off = off;
+    return rt->net ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
+}
+
+/* Routes the `len` bytes at symmetric address `addr` on PE `pe`. */
+SHOAL_ROUTE_ALWAYS_INLINE shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int pe,
+                                                              const void *addr, size_t len,
+                                                              shoal_where_t *w)
+{
+    if (__builtin_expect((unsigned)pe >= (unsigned)rt->npes, 0))
+        return SHOAL_ROUTE_ERROR;
+    for (unsigned r = 0; r < SHOAL_ROUTE_INLINE_ROWS; r++) {
+        uint64_t off = (uintptr_t)addr - rt->row[r].base;
+        if (__builtin_expect(off < rt->row[r].size, r == 0)) {
+            if (__builtin_expect(len > rt->row[r].size - off, 0))
+                return SHOAL_ROUTE_ERROR;
+            return shoal_route_at(rt, pe, r, off, w);
+        }
+    }
+    if (rt->nrows <= SHOAL_ROUTE_INLINE_ROWS)
+        return SHOAL_ROUTE_ERROR;
+    return shoal_route_find_more(rt, pe, addr, len, w);
+}
+
+/* The local pointer for (pe, addr, len), or NULL (shmem_ptr's answer). */
+SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_local(const shoal_route_t *rt, int pe,
+                                                  const void *addr, size_t len)
+{
+    shoal_where_t w;
+    return shoal_route_find(rt, pe, addr, len, &w) == SHOAL_ROUTE_LOCAL ? w.ptr : NULL;
+}
+
+
+#endif
