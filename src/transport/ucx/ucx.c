@@ -136,6 +136,14 @@ static uint64_t ucx_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* An application thread is issuing operations: the progress thread stands
+ * back rather than take turns on the worker's lock (and the socket's) with
+ * it. No progress call here: each is a system call on TCP (epoll_wait). */
+static void ucx_app_active(ucx_t *u)
+{
+    __atomic_store_n(&u->app_ns, ucx_now_ns(), __ATOMIC_RELAXED);
+}
+
 /* An application thread progresses the worker. */
 static unsigned ucx_app_progress(ucx_t *u)
 {
@@ -177,6 +185,7 @@ static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what,
  * when it completes, and the next flush waits for it. */
 static shoal_status_t ucx_started(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
 {
+    ucx_app_active(u);
     if (req == NULL)
         return SHOAL_OK;
     if (UCS_PTR_IS_ERR(req))
@@ -263,6 +272,10 @@ static shoal_status_t ucx_amo_post(ucx_t *u, int pe, uint64_t raddr, ucp_rkey_h 
     }
     ucs_status_ptr_t req =
         ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey, &param);
+    if (req == NULL) {
+        ucx_app_active(u);
+        return SHOAL_OK;
+    }
     return ucx_wait(u, req, "atomic", pe);
 }
 
