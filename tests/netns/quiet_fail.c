@@ -1,0 +1,92 @@
+/*
+ * A transport failure during quiet ends the job with a message naming the
+ * call, the peer and UCX's error; quiet never returns as if complete.
+ *
+ * Run on two hosts (rank r on host r % 2). PE 1 cuts every TCP connection
+ * it has except the config store's (shutdown(2) on its UCX sockets), so
+ * PE 1 stays alive and in the job as far as the store knows, while its
+ * network endpoint is gone. PE 0 starts 32 MiB of puts to PE 1 at once and
+ * calls shmem_quiet; PE 1 cuts 5 ms later, while the puts are still
+ * crossing (about 25 ms at this path's 1.3 GB/s), so the flush must fail. If quiet returns, the test says so and
+ * exits 0 from PE 0 -- which ctest treats as a failure (the pass condition
+ * is the fatal message, and a non-zero job status).
+ *
+ * usage: quiet_fail (under tests/netns/netns_job.sh 2 1|2)
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <shmem.h>
+
+static int port_of(const struct sockaddr_storage *ss)
+{
+    return ss->ss_family == AF_INET ? ntohs(((const struct sockaddr_in *)ss)->sin_port) : -1;
+}
+
+/* Shuts down every IPv4 TCP connection of this process not to or from the
+ * store's port; returns how many. */
+static int cut_network(int store_port)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    int cut = 0;
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        struct sockaddr_storage local, peer;
+        socklen_t llen = sizeof(local), plen = sizeof(peer);
+        int type = 0;
+        socklen_t tlen = sizeof(type);
+        if (fd <= 2 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
+            type != SOCK_STREAM || getsockname(fd, (struct sockaddr *)&local, &llen) != 0 ||
+            getpeername(fd, (struct sockaddr *)&peer, &plen) != 0 ||
+            local.ss_family != AF_INET)
+            continue;
+        if (port_of(&local) == store_port || port_of(&peer) == store_port)
+            continue;
+        if (shutdown(fd, SHUT_RDWR) == 0)
+            cut++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return cut;
+}
+
+int main(void)
+{
+    const size_t len = 1 << 20;
+    shmem_init();
+    const int me = shmem_my_pe();
+    char *buf = shmem_malloc(len);
+    char *src = malloc(len);
+    memset(src, 7, len);
+    const char *store = getenv("SHOAL_STORE");
+    const char *colon = store ? strrchr(store, ':') : NULL;
+    int store_port = colon ? atoi(colon + 1) : -1;
+    shmem_barrier_all();
+    if (me == 1) {
+        usleep(5000);
+        int n = cut_network(store_port);
+        printf("quiet_fail: PE 1 cut %d network connections\n", n);
+        fflush(stdout);
+        sleep(60); /* the job ends before this */
+        return 0;
+    }
+    if (me == 0) {
+        for (int i = 0; i < 32; i++)
+            shmem_putmem_nbi(buf, src, len, 1);
+        shmem_quiet();
+        printf("quiet_fail: shmem_quiet returned as if complete after PE 1's network went "
+               "away\n");
+        fflush(stdout);
+        return 0;
+    }
+    sleep(60);
+    return 0;
+}
