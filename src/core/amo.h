@@ -54,21 +54,24 @@ _Static_assert(__atomic_always_lock_free(8, 0), "64-bit atomics must be lock-fre
 void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
                    const void *operand, const void *compare, void *fetch_p);
 
+/* Every AMO the inline lookup did not map (rma.c): routed in full. */
+void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
+                      const void *operand, const void *compare, void *fetch_p, int pe);
+
 SHOAL_INLINE void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
                              const void *operand, const void *compare, void *fetch_p, int pe)
 {
-    shoal_where_t w;
-    shoal_route_kind_t k = shoal_route_pe(fn, "dest", dest, size, pe, &w);
+    void *p = shoal_route_ptr(&shoal.route, pe, dest, size);
     if (SHOAL_UNLIKELY(((uintptr_t)dest & (size - 1)) != 0))
         shoal_amo_misaligned(fn, dest, size);
-    if (SHOAL_LIKELY(k == SHOAL_ROUTE_LOCAL)) {
+    if (SHOAL_LIKELY(p != NULL)) {
         if (size == 8)
-            shoal_amo64(op, w.ptr, operand, compare, fetch_p);
+            shoal_amo64(op, p, operand, compare, fetch_p);
         else
-            shoal_amo32(op, w.ptr, operand, compare, fetch_p);
+            shoal_amo32(op, p, operand, compare, fetch_p);
         return;
     }
-    shoal_net_amo(fn, op, pe, &w, size, operand, compare, fetch_p);
+    shoal_amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
 }
 
 #endif

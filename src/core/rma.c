@@ -30,6 +30,19 @@ void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t
         shoal_net_fail(fn, status, pe);
 }
 
+void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
+                      size_t len, int pe)
+{
+    const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
+    shoal_where_t w;
+    if (shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w) ==
+        SHOAL_ROUTE_LOCAL) {
+        memcpy(is_put ? w.ptr : dest, is_put ? source : w.ptr, len);
+        return;
+    }
+    shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
+}
+
 /* Byte range [lo, hi) touched by a strided access with stride `stride` elements. */
 static void strided_extent(ptrdiff_t stride, size_t elem, size_t bsize, size_t nblocks,
                            ptrdiff_t *lo_p, ptrdiff_t *hi_p)
@@ -49,7 +62,7 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
     ptrdiff_t rstride = to_remote ? dst : sst;
     ptrdiff_t lo, hi;
     strided_extent(rstride, elem, bsize, nblocks, &lo, &hi);
-    shoal_where_t w;
+    shoal_where_t w = {0}; /* (gcc cannot see that a NULL `mapped` means w was set) */
     char *mapped = NULL;
     if (shoal_route_pe(fn, to_remote ? "dest" : "source", (const char *)remote + lo,
                        (size_t)(hi - lo), pe, &w) == SHOAL_ROUTE_LOCAL)
@@ -67,7 +80,8 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
         }
         /* Another host: start every block, then wait for them together. */
         const char *r = to_remote ? d : s;
-        shoal_where_t bw = {.row = w.row, .off = w.off + (uint64_t)(r - ((const char *)remote + lo))};
+        shoal_where_t bw = {.row = w.row,
+                            .off = w.off + (uint64_t)(r - ((const char *)remote + lo))};
         shoal_net_rma(fn, to_remote ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_GET_NBI, pe, &bw,
                       to_remote ? (void *)s : d, block);
     }
@@ -107,6 +121,20 @@ void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_
         shoal_net_fail(fn, status, pe);
 }
 
+void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
+                      const void *operand, const void *compare, void *fetch_p, int pe)
+{
+    shoal_where_t w;
+    if (shoal_route_pe(fn, "dest", dest, size, pe, &w) == SHOAL_ROUTE_LOCAL) {
+        if (size == 8)
+            shoal_amo64(op, w.ptr, operand, compare, fetch_p);
+        else
+            shoal_amo32(op, w.ptr, operand, compare, fetch_p);
+        return;
+    }
+    shoal_net_amo(fn, op, pe, &w, size, operand, compare, fetch_p);
+}
+
 void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 {
     shoal_fatal("%s: dest %p is not aligned to its %zu-byte type; atomics need naturally "
@@ -116,29 +144,32 @@ void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 
 #include "core/signal.h"
 
-void shoal_net_put_signal(const char *fn, int pe, const shoal_where_t *dest, const void *source,
-                          size_t len, const shoal_where_t *sig, uint64_t signal, int sig_op,
-                          int nbi)
+void shoal_put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
+                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
 {
-    shoal_status_t status =
-        shoal_net->ops->put_signal(shoal_net, pe, shoal_remote_of(dest), source, len,
-                                   shoal_remote_of(sig), signal, shoal_signal_amo_op(sig_op), nbi);
-    if (status != SHOAL_OK)
-        shoal_net_fail(fn, status, pe);
-}
-
-void shoal_put_signal_mixed(const char *fn, void *dest, const void *source, size_t len,
-                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
-{
-    shoal_where_t dw;
-    if (shoal_route_pe(fn, "dest", dest, len, pe, &dw) == SHOAL_ROUTE_LOCAL) {
+    shoal_where_t dw, sw;
+    shoal_route_kind_t sk = shoal_route_pe(fn, "sig_addr", sig_addr, sizeof(uint64_t), pe, &sw);
+    shoal_route_kind_t dk = len == 0 ? sk : shoal_route_pe(fn, "dest", dest, len, pe, &dw);
+    if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
+        shoal_status_t status = shoal_net->ops->put_signal(
+            shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len,
+            shoal_remote_of(&sw), signal, shoal_signal_amo_op(sig_op), nbi);
+        if (status != SHOAL_OK)
+            shoal_net_fail(fn, status, pe);
+        return;
+    }
+    if (len > 0 && dk == SHOAL_ROUTE_LOCAL) {
         memcpy(dw.ptr, source, len);
         __atomic_thread_fence(__ATOMIC_RELEASE); /* the data before the signal */
-    } else {
+    } else if (len > 0) {
         /* Over the network, while the signal is a local store: the data
          * must have landed before the signal can be seen. */
         shoal_net_rma(fn, nbi ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_PUT, pe, &dw, (void *)source, len);
         shoal_net_pe_quiet(fn, &pe, 1);
     }
-    shoal_signal_update(fn, sig_addr, signal, sig_op, pe);
+    if (sk == SHOAL_ROUTE_LOCAL)
+        shoal_signal_local(sw.ptr, signal, sig_op);
+    else
+        shoal_net_amo(fn, shoal_signal_amo_op(sig_op), pe, &sw, sizeof(uint64_t), &signal, NULL,
+                      NULL);
 }

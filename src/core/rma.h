@@ -30,22 +30,26 @@ static inline shoal_remote_t shoal_remote_of(const shoal_where_t *w)
 void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w,
                    void *local, size_t len);
 
+/* Every transfer the inline lookup did not map (rma.c): routed in full, then
+ * local (a row past the inline ones), the network, or the error message. */
+void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
+                      size_t len, int pe);
+
 SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source,
                             size_t len, int pe)
 {
     if (SHOAL_UNLIKELY(len == 0))
         return;
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
-    shoal_where_t w;
-    if (SHOAL_LIKELY(shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len,
-                                    pe, &w) == SHOAL_ROUTE_LOCAL)) {
+    void *p = shoal_route_ptr(&shoal.route, pe, is_put ? dest : source, len);
+    if (SHOAL_LIKELY(p != NULL)) {
         if (is_put)
-            memcpy(w.ptr, source, len);
+            memcpy(p, source, len);
         else
-            memcpy(dest, w.ptr, len);
+            memcpy(dest, p, len);
         return;
     }
-    shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
+    shoal_rma_routed(fn, kind, dest, source, len, pe);
 }
 
 SHOAL_INLINE void shoal_put(const char *fn, void *dest, const void *source, size_t len, int pe)

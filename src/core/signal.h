@@ -15,16 +15,12 @@
 
 void shoal_signal_bad_op(const char *fn, int sig_op) __attribute__((cold, noreturn));
 
-/* Routes a signal word: local pointer or (row, offset) in `w`. */
-SHOAL_INLINE shoal_route_kind_t shoal_signal_route(const char *fn, uint64_t *sig_addr, int sig_op,
-                                                   int pe, shoal_where_t *w)
+static inline void shoal_signal_check(const char *fn, const uint64_t *sig_addr, int sig_op)
 {
     if (SHOAL_UNLIKELY(sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD))
         shoal_signal_bad_op(fn, sig_op);
-    shoal_route_kind_t k = shoal_route_pe(fn, "sig_addr", sig_addr, sizeof(uint64_t), pe, w);
     if (SHOAL_UNLIKELY(((uintptr_t)sig_addr & 7) != 0))
         shoal_amo_misaligned(fn, sig_addr, sizeof(uint64_t));
-    return k;
 }
 
 SHOAL_INLINE void shoal_signal_local(uint64_t *p, uint64_t signal, int sig_op)
@@ -43,42 +39,36 @@ static inline shoal_amo_op_t shoal_signal_amo_op(int sig_op)
 static inline void shoal_signal_update(const char *fn, uint64_t *sig_addr, uint64_t signal,
                                        int sig_op, int pe)
 {
-    shoal_where_t w;
-    if (SHOAL_LIKELY(shoal_signal_route(fn, sig_addr, sig_op, pe, &w) == SHOAL_ROUTE_LOCAL)) {
-        shoal_signal_local(w.ptr, signal, sig_op);
+    shoal_signal_check(fn, sig_addr, sig_op);
+    uint64_t *p = shoal_route_ptr(&shoal.route, pe, sig_addr, sizeof(uint64_t));
+    if (SHOAL_LIKELY(p != NULL)) {
+        shoal_signal_local(p, signal, sig_op);
         return;
     }
-    shoal_net_amo(fn, shoal_signal_amo_op(sig_op), pe, &w, sizeof(uint64_t), &signal, NULL, NULL);
+    shoal_amo_routed(fn, shoal_signal_amo_op(sig_op), sig_addr, sizeof(uint64_t), &signal, NULL,
+                     NULL, pe);
 }
 
-/* Both on another host (rma.c): the transport's ordered put-with-signal. */
-void shoal_net_put_signal(const char *fn, int pe, const shoal_where_t *dest, const void *source,
-                          size_t len, const shoal_where_t *sig, uint64_t signal, int sig_op,
-                          int nbi);
-
-/* Data and signal routed differently (a row mapped here, the other not). */
-void shoal_put_signal_mixed(const char *fn, void *dest, const void *source, size_t len,
-                            uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi);
+/* What the inline lookup did not map (rma.c): both on another host go to
+ * the transport's ordered put-with-signal; data and signal routed
+ * differently (one row mapped here, the other not) are ordered here. */
+void shoal_put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
+                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi);
 
 static inline void shoal_put_signal(const char *fn, void *dest, const void *source, size_t len,
                                     uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
                                     int nbi)
 {
-    shoal_where_t sw, dw;
-    shoal_route_kind_t sk = shoal_signal_route(fn, sig_addr, sig_op, pe, &sw);
-    shoal_route_kind_t dk =
-        len == 0 ? sk : shoal_route_pe(fn, "dest", dest, len, pe, &dw);
-    if (SHOAL_LIKELY(sk == SHOAL_ROUTE_LOCAL && dk == SHOAL_ROUTE_LOCAL)) {
+    shoal_signal_check(fn, sig_addr, sig_op);
+    uint64_t *sp = shoal_route_ptr(&shoal.route, pe, sig_addr, sizeof(uint64_t));
+    void *dp = len == 0 ? sp : shoal_route_ptr(&shoal.route, pe, dest, len);
+    if (SHOAL_LIKELY(sp != NULL && dp != NULL)) {
         if (len > 0)
-            memcpy(dw.ptr, source, len);
-        shoal_signal_local(sw.ptr, signal, sig_op);
+            memcpy(dp, source, len);
+        shoal_signal_local(sp, signal, sig_op);
         return;
     }
-    if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
-        shoal_net_put_signal(fn, pe, len == 0 ? &sw : &dw, source, len, &sw, signal, sig_op, nbi);
-        return;
-    }
-    shoal_put_signal_mixed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
+    shoal_put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
 }
 
 #endif

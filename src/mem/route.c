@@ -42,14 +42,19 @@ int shoal_route_free_row(const shoal_route_t *rt)
     return -1;
 }
 
-shoal_route_kind_t shoal_route_find_more(const shoal_route_t *rt, int pe, const void *addr,
-                                         size_t len, shoal_where_t *w)
+shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const void *addr,
+                                        size_t len, shoal_where_t *w)
 {
-    for (unsigned r = SHOAL_ROUTE_INLINE_ROWS; r < rt->nrows; r++) {
-        uint64_t off = (uintptr_t)addr - rt->row[r].base;
-        if (off < rt->row[r].size)
-            return len > rt->row[r].size - off ? SHOAL_ROUTE_ERROR
-                                               : shoal_route_at(rt, pe, r, off, w);
+    uint64_t off;
+    int r = (unsigned)pe < (unsigned)rt->npes ? shoal_route_row_at(rt, addr, &off) : -1;
+    if (r < 0 || len > rt->row[r].size - off)
+        return SHOAL_ROUTE_ERROR;
+    uintptr_t base = shoal_route_peer_base(rt, pe, (unsigned)r);
+    if (base != 0) {
+        w->ptr = (void *)(base + off);
+        return SHOAL_ROUTE_LOCAL;
     }
-    return SHOAL_ROUTE_ERROR;
+    w->row = (unsigned)r;
+    w->off = off;
+    return rt->net ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
 }

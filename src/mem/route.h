@@ -24,8 +24,8 @@
 #define SHOAL_ROUTE_ROWS 8
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
-/* Rows looked up inline; later rows (device heap, registrations) through
- * shoal_route_find_more. */
+/* Rows looked up inline by shoal_route_ptr; the others (device heap,
+ * registrations) by shoal_route_find_all. */
 #define SHOAL_ROUTE_INLINE_ROWS 2
 
 typedef enum {
@@ -82,42 +82,42 @@ static inline int shoal_route_row_at(const shoal_route_t *rt, const void *addr, 
     return -1;
 }
 
-/* Rows from SHOAL_ROUTE_INLINE_ROWS on (route.c). */
-shoal_route_kind_t shoal_route_find_more(const shoal_route_t *rt, int pe, const void *addr,
-                                         size_t len, shoal_where_t *w);
+/* Every row (route.c): the general lookup behind shoal_route_find. */
+shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const void *addr,
+                                        size_t len, shoal_where_t *w);
 
-SHOAL_ROUTE_ALWAYS_INLINE shoal_route_kind_t shoal_route_at(const shoal_route_t *rt, int pe,
-                                                            unsigned row, uint64_t off,
-                                                            shoal_where_t *w)
-{
-    uintptr_t base = shoal_route_peer_base(rt, pe, row);
-    if (__builtin_expect(base != 0, 1)) {
-        w->ptr = (void *)(base + off);
-        return SHOAL_ROUTE_LOCAL;
-    }
-    w->row = row;
-    w->off = off;
-    return rt->net ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
-}
-
-/* Routes the `len` bytes at symmetric address `addr` on PE `pe`. */
-SHOAL_ROUTE_ALWAYS_INLINE shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int pe,
-                                                              const void *addr, size_t len,
-                                                              shoal_where_t *w)
+/* The fast path: the local pointer to (pe, addr, len) when it lies in one
+ * of the inline rows (heap first, then globals) of a PE mapped here, else
+ * NULL -- and then shoal_route_find says what it is instead. No structure
+ * whose address escapes, so the callers' copies become tail calls. */
+SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe,
+                                                const void *addr, size_t len)
 {
     if (__builtin_expect((unsigned)pe >= (unsigned)rt->npes, 0))
-        return SHOAL_ROUTE_ERROR;
+        return NULL;
     for (unsigned r = 0; r < SHOAL_ROUTE_INLINE_ROWS; r++) {
         uint64_t off = (uintptr_t)addr - rt->row[r].base;
-        if (__builtin_expect(off < rt->row[r].size, r == 0)) {
-            if (__builtin_expect(len > rt->row[r].size - off, 0))
-                return SHOAL_ROUTE_ERROR;
-            return shoal_route_at(rt, pe, r, off, w);
+        if (__builtin_expect(off < rt->row[r].size, r == SHOAL_ROUTE_HEAP)) {
+            uintptr_t base = shoal_route_peer_base(rt, pe, r);
+            if (__builtin_expect(len > rt->row[r].size - off || base == 0, 0))
+                return NULL;
+            return (void *)(base + off);
         }
     }
-    if (rt->nrows <= SHOAL_ROUTE_INLINE_ROWS)
-        return SHOAL_ROUTE_ERROR;
-    return shoal_route_find_more(rt, pe, addr, len, w);
+    return NULL;
+}
+
+/* Routes the `len` bytes at symmetric address `addr` on PE `pe`: a local
+ * pointer (w->ptr), the network at (w->row, w->off), or an error. */
+static inline shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int pe,
+                                                  const void *addr, size_t len, shoal_where_t *w)
+{
+    void *p = shoal_route_ptr(rt, pe, addr, len);
+    if (__builtin_expect(p != NULL, 1)) {
+        w->ptr = p;
+        return SHOAL_ROUTE_LOCAL;
+    }
+    return shoal_route_find_all(rt, pe, addr, len, w);
 }
 
 /* The local pointer for (pe, addr, len), or NULL (shmem_ptr's answer). */
