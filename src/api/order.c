@@ -28,7 +28,7 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
             shoal_fatal("%s: target_pes[%zu] = %d is out of range; valid PEs are 0..%d",
                         "shmem_pe_quiet", i, target_pes[i], SHOAL_NPES - 1);
         if (n == 64 || i + 1 == npes) {
-            if (shoal_net != NULL)
+            if (shoal.route.net)
                 shoal_net_pe_quiet("shmem_pe_quiet", world, n);
             n = 0;
         }

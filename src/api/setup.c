@@ -12,7 +12,6 @@
 #include "core/error.h"
 #include "core/init.h"
 #include "core/peer.h"
-#include "transport/transport.h"
 #include "util/log.h"
 
 void shmem_init(void)

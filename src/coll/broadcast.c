@@ -54,7 +54,7 @@ static void broadcast_push(const char *fn, const shoal_peset_t *set, uint64_t *p
  * 1) and the root is on another host, only this host's leader fetches. */
 static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                            const void *source, size_t nbytes, int root, int update_root,
-                           const shoal_coll_hosts_t *h)
+                           const shoal_hosts_t *h)
 {
     shoal_coll_barrier(set, psync);
     const int root_pe = shoal_peset_world(set, root);
@@ -63,7 +63,7 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
         if (set->my_index == root) {
             if (update_root && dest != source)
                 memmove(dest, source, nbytes);
-        } else if (h->nhosts <= 1 || shoal.node[root_pe] == shoal.node[me_pe]) {
+        } else if (h->nhosts <= 1 || shoal_same_host(root_pe, me_pe)) {
             shoal_get(fn, dest, source, nbytes, root_pe); /* the root is on this host */
         } else if (set->my_index == h->leader) {
             shoal_get(fn, dest, source, nbytes, root_pe);
@@ -79,12 +79,9 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
-    shoal_coll_hosts_t h = {.nhosts = 1};
-    if (shoal_net != NULL)
-        shoal_coll_hosts(fn, set, &h);
-    if (h.nhosts == 1 && nbytes <= PUSH_MAX_BYTES)
+    const shoal_hosts_t *h = shoal_hosts_of(fn, set);
+    if (h->nhosts == 1 && nbytes <= PUSH_MAX_BYTES)
         broadcast_push(fn, set, psync, dest, source, nbytes, root, update_root);
     else
-        broadcast_pull(fn, set, psync, dest, source, nbytes, root, update_root, &h);
-    shoal_coll_hosts_free(&h);
+        broadcast_pull(fn, set, psync, dest, source, nbytes, root, update_root, h);
 }

@@ -14,21 +14,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/barrier.h"
+#include "core/hosts.h"
 #include "core/rma.h"
 #include "core/team.h"
 
-/* Dissemination barrier: ceil(log2 N) rounds of one remote atomic add and
- * one local wait on counting semaphores, which return to zero, so a user's
- * pSync is left as it was given. */
-void shoal_coll_barrier(const shoal_peset_t *set, uint64_t *psync);
+/* The barrier over a set is core's (core/barrier.h): the library's own
+ * world barrier uses it too. */
+#define shoal_coll_barrier shoal_barrier
 
 /* Completes the non-blocking transfers a collective started (to other
  * hosts; those to PEs of this host are done when issued). */
-static inline void shoal_coll_complete(const char *fn)
-{
-    if (__builtin_expect(shoal_net != NULL, 0))
-        shoal_net_quiet(fn);
-}
+static inline void shoal_coll_complete(const char *fn) { shoal_quiet(fn); }
 
 /* The psync words past the barrier counters (SHOAL_PSYNC_WORDS in
  * core/state.h leaves room for them):
@@ -45,8 +42,7 @@ static inline void shoal_coll_complete(const char *fn)
 #define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
 
-/* Waits until the local counter `word` reaches n, then takes n from it. */
-void shoal_coll_wait_count(uint64_t *word, uint64_t n);
+#define shoal_coll_wait_count shoal_wait_count
 
 /* Whether `psync` is a team's synchronization area (library memory, which
  * may keep state between calls) rather than a user's pSync array. */
@@ -69,22 +65,10 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
  * there (a count in the psync word SHOAL_PSYNC_HOST, back at zero after). */
 #define SHOAL_PSYNC_HOST (SHOAL_PSYNC_SCRATCH + 1)
 
-typedef struct {
-    int nhosts;   /* hosts the set spans */
-    int my_host;  /* this PE's host, counted in leader order */
-    int leader;   /* set index of this host's leader (local[0]) */
-    int nlocal;   /* members on this host */
-    int *local;   /* [nlocal] their set indices, ascending */
-    int *leaders; /* [nhosts] set index of each host's leader, ascending */
-} shoal_coll_hosts_t;
-
-/* Fills `h` (free it with shoal_coll_hosts_free); returns h->nhosts. */
-int shoal_coll_hosts(const char *fn, const shoal_peset_t *set, shoal_coll_hosts_t *h);
-void shoal_coll_hosts_free(shoal_coll_hosts_t *h);
 /* The leader tells the other members of its host that its data is ready;
  * each of them waits for that. */
 void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *psync,
-                            const shoal_coll_hosts_t *h);
+                            const shoal_hosts_t *h);
 void shoal_coll_host_wait(uint64_t *psync);
 
 /* `update_root`: team broadcasts also write dest on the root; active-set ones do not. */

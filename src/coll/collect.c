@@ -22,26 +22,18 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
 #define LEN(i) (len != NULL ? (size_t)len[i] : nbytes)
 #define OFF(i) (len != NULL ? off[i] : (size_t)(i) * nbytes)
     const int n = set->size;
-    shoal_coll_hosts_t h;
-    int by_host = 0;
-    if (shoal_net != NULL) {
-        int nhosts = shoal_coll_hosts(fn, set, &h);
-        by_host = nhosts > 1 && nhosts < n;
-        if (!by_host)
-            shoal_coll_hosts_free(&h);
-    }
-    if (!by_host || set->my_index == h.leader) {
+    const shoal_hosts_t *h = shoal_hosts_of(fn, set);
+    const int by_host = h->nhosts > 1 && h->nhosts < n;
+    if (!by_host || set->my_index == h->leader) {
         for (int i = 0; i < n; i++)
             shoal_get_nbi(fn, dest + OFF(i), source, LEN(i), shoal_peset_world(set, i));
         shoal_coll_complete(fn);
         if (by_host)
-            shoal_coll_host_notify(fn, set, psync, &h);
+            shoal_coll_host_notify(fn, set, psync, h);
     } else {
         shoal_coll_host_wait(psync);
-        shoal_get(fn, dest, dest, OFF(n - 1) + LEN(n - 1), shoal_peset_world(set, h.leader));
+        shoal_get(fn, dest, dest, OFF(n - 1) + LEN(n - 1), shoal_peset_world(set, h->leader));
     }
-    if (by_host)
-        shoal_coll_hosts_free(&h);
 #undef LEN
 #undef OFF
 }
@@ -59,7 +51,8 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
 int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync,
                              void *dest, const void *source, size_t nbytes, int alltoall)
 {
-    if (shoal_net != NULL || nbytes > PUSH_MAX_BYTES || !shoal_coll_is_team_psync(psync))
+    if (shoal_hosts_of(fn, set)->nhosts > 1 || nbytes > PUSH_MAX_BYTES ||
+        !shoal_coll_is_team_psync(psync))
         return 0;
     const int n = set->size, me = set->my_index;
     const uint64_t calls = psync[SHOAL_PSYNC_PUSH_CALLS]++, one = 1;

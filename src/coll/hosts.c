@@ -1,47 +1,13 @@
 /*
- * How a PE set lies over hosts, for the collectives that move data across
- * the host boundary once per host instead of once per PE.
+ * The hand-over from a host's leader to the other members of its host, for
+ * the collectives that move data across the host boundary once per host
+ * instead of once per PE (the layout itself is core's: core/hosts.h).
  */
-#include <stdlib.h>
-
 #include "coll/coll.h"
 #include "core/amo.h"
-#include "core/error.h"
-
-int shoal_coll_hosts(const char *fn, const shoal_peset_t *set, shoal_coll_hosts_t *h)
-{
-    const int me_node = shoal.node[shoal_peset_world(set, set->my_index)];
-    unsigned char *seen = calloc((size_t)SHOAL_NPES, 1);
-    h->local = malloc(sizeof(int) * (size_t)set->size);
-    h->leaders = malloc(sizeof(int) * (size_t)set->size);
-    if (seen == NULL || h->local == NULL || h->leaders == NULL)
-        shoal_fatal("%s: cannot allocate %d words of private scratch memory", fn, set->size);
-    h->nhosts = h->nlocal = 0;
-    h->my_host = -1;
-    for (int i = 0; i < set->size; i++) {
-        int node = shoal.node[shoal_peset_world(set, i)];
-        if (!seen[node]) {
-            seen[node] = 1;
-            if (node == me_node)
-                h->my_host = h->nhosts;
-            h->leaders[h->nhosts++] = i;
-        }
-        if (node == me_node)
-            h->local[h->nlocal++] = i;
-    }
-    free(seen);
-    h->leader = h->local[0];
-    return h->nhosts;
-}
-
-void shoal_coll_hosts_free(shoal_coll_hosts_t *h)
-{
-    free(h->local);
-    free(h->leaders);
-}
 
 void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *psync,
-                            const shoal_coll_hosts_t *h)
+                            const shoal_hosts_t *h)
 {
     const uint64_t one = 1;
     for (int k = 1; k < h->nlocal; k++)

@@ -48,7 +48,7 @@ static void combine_range(const char *fn, const shoal_peset_t *set, const int *p
     const char **view = NULL;
     char *bounce = NULL;
     const size_t per_peer = (count < chunk ? count : chunk) * elem; /* bounce bytes */
-    if (shoal_net != NULL) {
+    if (shoal_hosts_of(fn, set)->nhosts > 1) { /* some sources may be on other hosts */
         view = private_buffer(fn, sizeof(*view) * (size_t)npeers);
         bounce = private_buffer(fn, per_peer * (size_t)npeers);
     }
@@ -125,7 +125,7 @@ static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *
  * their leader. */
 static void reduce_by_host(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
                            const char *source, size_t count, const shoal_reduce_op_t *op,
-                           const shoal_coll_hosts_t *h)
+                           const shoal_hosts_t *h)
 {
     const size_t bytes = count * op->elem;
     const int leader = set->my_index == h->leader;
@@ -154,14 +154,12 @@ static int reduce_across_hosts(const char *fn, const shoal_peset_t *set, uint64_
                                void *dest, const void *source, size_t count,
                                const shoal_reduce_op_t *op)
 {
-    if (shoal_net == NULL || count * op->elem < shoal_env.reduce_two_shot_bytes)
+    if (count * op->elem < shoal_env.reduce_two_shot_bytes)
         return 0;
-    shoal_coll_hosts_t h;
-    int nhosts = shoal_coll_hosts(fn, set, &h);
-    int by_host = nhosts > 1 && nhosts < set->size;
+    const shoal_hosts_t *h = shoal_hosts_of(fn, set);
+    const int by_host = h->nhosts > 1 && h->nhosts < set->size;
     if (by_host)
-        reduce_by_host(fn, set, psync, dest, source, count, op, &h);
-    shoal_coll_hosts_free(&h);
+        reduce_by_host(fn, set, psync, dest, source, count, op, h);
     return by_host;
 }
 

@@ -5,10 +5,18 @@
 #define SHOAL_CORE_BARRIER_H
 
 #include "core/rma.h"
+#include "core/team.h"
 
-/* Dissemination barrier over all PEs through their internal flags:
- * ceil(log2 N) rounds, one remote store and one local wait per round. */
+/* Dissemination barrier over `set`: ceil(log2 N) rounds of one remote
+ * atomic add and one local wait on the counting semaphores psync[0..],
+ * which return to zero, so a user's pSync is left as it was given. */
+void shoal_barrier(const shoal_peset_t *set, uint64_t *psync);
+
+/* The barrier of all PEs, on SHMEM_TEAM_WORLD's slot (library use). */
 void shoal_sync_world(void);
+
+/* Waits until the local counter `word` reaches n, then takes n from it. */
+void shoal_wait_count(uint64_t *word, uint64_t n);
 
 /* Completes every outstanding operation of this PE. On a host, stores are
  * complete once issued; the fence keeps the compiler and CPU from moving

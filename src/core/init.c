@@ -19,6 +19,7 @@
 #include "core/backoff.h"
 #include "core/barrier.h"
 #include "core/error.h"
+#include "core/hosts.h"
 #include "core/init.h"
 #include "core/state.h"
 #include "core/team.h"
@@ -214,6 +215,7 @@ void shoal_finalize(void)
     shoal.finalized = 1;
     SHOAL_NPES = 0; /* closes the data path */
     shoal_teams_finalize();
+    shoal_hosts_finalize();
     shoal_net_close(&shoal.route);
     shoal_heap_finalize(&shoal.heap);
     shoal_shm_disconnect(&shoal.bs, &shoal.route);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coll/coll.h"
+#include "core/barrier.h"
 #include "core/error.h"
 #include "core/peer.h"
 #include "core/rma.h"
@@ -104,7 +104,7 @@ static int agree_on_slot(const struct shoal_team *parent)
     const int words = SHOAL_TEAMS_LIMIT / 64;
     for (int w = 0; w < words; w++)
         shoal.internal->team_free[w] = ~slots_used[w];
-    shoal_coll_barrier(&parent->set, shoal_team_psync(parent));
+    shoal_barrier(&parent->set, shoal_team_psync(parent));
     uint64_t common[SHOAL_TEAMS_LIMIT / 64];
     memcpy(common, shoal.internal->team_free, sizeof(common));
     for (int i = 0; i < parent->set.size; i++) {
@@ -115,7 +115,7 @@ static int agree_on_slot(const struct shoal_team *parent)
             common[w] &= theirs[w];
     }
     /* Nobody may overwrite its bitmap before everyone has read it. */
-    shoal_coll_barrier(&parent->set, shoal_team_psync(parent));
+    shoal_barrier(&parent->set, shoal_team_psync(parent));
     for (int w = 0; w < words; w++)
         if (common[w] != 0)
             return w * 64 + __builtin_ctzll(common[w]);
@@ -295,7 +295,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 int shmem_team_sync(shmem_team_t team)
 {
     shoal_team_check(__func__, team);
-    shoal_coll_barrier(&team->set, shoal_team_psync(team));
+    shoal_barrier(&team->set, shoal_team_psync(team));
     return 0;
 }
 

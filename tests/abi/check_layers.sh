@@ -1,0 +1,48 @@
+#!/bin/sh
+# check_layers.sh SRC_DIR: the include matrix of docs/architecture.md.
+# Each folder of src/ is a layer; a file may include headers of its own
+# layer and of the layers below it, never above:
+#   util       includes only util
+#   mem        util
+#   bootstrap  util, mem
+#   transport  util, mem, bootstrap        (never core, coll, api)
+#   core       util, mem, bootstrap, transport   (never coll, api)
+#   coll       the above and core          (never api)
+#   api        everything below
+# Prints every violation (file:line and the include) and exits 1 if any.
+set -eu
+src=${1:?usage: check_layers.sh SRC_DIR}
+allowed() {
+    case $1 in
+    util) echo "util" ;;
+    mem) echo "util mem" ;;
+    bootstrap) echo "util mem bootstrap" ;;
+    transport) echo "util mem bootstrap transport" ;;
+    core) echo "util mem bootstrap transport core" ;;
+    coll) echo "util mem bootstrap transport core coll" ;;
+    api) echo "util mem bootstrap transport core coll api" ;;
+    *) echo "" ;;
+    esac
+}
+bad=0
+checked=0
+for f in $(cd "$src" && find . -name '*.[ch]' | sed 's|^\./||' | sort); do
+    layer=${f%%/*}
+    ok=$(allowed "$layer")
+    [ -n "$ok" ] || { echo "check_layers: $f is in no known layer ($layer)"; bad=1; continue; }
+    checked=$((checked + 1))
+    grep -n '^#include "[a-z_]*/' "$src/$f" | while IFS= read -r line; do
+        inc=$(echo "$line" | sed 's/^[0-9]*:#include "\([a-z_]*\)\/.*/\1/')
+        case " $ok " in
+        *" $inc "*) ;;
+        *) echo "check_layers: $f:${line%%:*}: layer $layer must not include $inc: ${line#*:}" ;;
+        esac
+    done
+done >"${TMPDIR:-/tmp}/check_layers.$$"
+if [ -s "${TMPDIR:-/tmp}/check_layers.$$" ]; then
+    cat "${TMPDIR:-/tmp}/check_layers.$$"
+    bad=1
+fi
+rm -f "${TMPDIR:-/tmp}/check_layers.$$"
+[ "$bad" -eq 0 ] && echo "check_layers: $checked files, no include crosses a layer upwards"
+exit "$bad"
