@@ -10,7 +10,6 @@
 
 #include "core/barrier.h"
 #include "core/error.h"
-#include "core/peer.h"
 #include "core/rma.h"
 #include "core/team.h"
 #include "util/env.h"
@@ -169,21 +168,21 @@ static void report_no_slot(const char *fn, const struct shoal_team *parent)
                     fn, shoal_env.teams_max);
 }
 
-int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
-                             const shmem_team_config_t *config, long config_mask,
+int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride,
+                             int size, const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team)
 {
     if (new_team == NULL)
-        shoal_fatal("%s: new_team is NULL", __func__);
+        shoal_fatal("%s: new_team is NULL", fn);
     *new_team = SHMEM_TEAM_INVALID;
     if (parent == SHMEM_TEAM_INVALID)
         return 1;
-    shoal_team_check(__func__, parent);
+    shoal_team_check(fn, parent);
     if (!valid_triplet(parent, start, stride, size)) {
         if (parent->set.my_index == 0)
             SHOAL_ERROR("%s: (start %d, stride %d, size %d) does not fit in the parent team of "
                         "%d PEs",
-                        __func__, start, stride, size, parent->set.size);
+                        fn, start, stride, size, parent->set.size);
         return 1;
     }
     pthread_mutex_lock(&shoal.lock);
@@ -191,25 +190,25 @@ int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int siz
     if (slot >= 0)
         *new_team = make_team(parent, start, stride, size, slot, config, config_mask);
     else
-        report_no_slot(__func__, parent);
+        report_no_slot(fn, parent);
     pthread_mutex_unlock(&shoal.lock);
     return slot >= 0 ? 0 : 1;
 }
 
-int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t *xaxis_config,
-                        long xaxis_mask, shmem_team_t *xaxis_team,
-                        const shmem_team_config_t *yaxis_config, long yaxis_mask,
-                        shmem_team_t *yaxis_team)
+int shoal_team_split_2d(const char *fn, shmem_team_t parent, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team)
 {
     if (xaxis_team == NULL || yaxis_team == NULL)
-        shoal_fatal("%s: xaxis_team and yaxis_team must not be NULL", __func__);
+        shoal_fatal("%s: xaxis_team and yaxis_team must not be NULL", fn);
     *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
     if (parent == SHMEM_TEAM_INVALID)
         return 1;
-    shoal_team_check(__func__, parent);
+    shoal_team_check(fn, parent);
     if (xrange <= 0) {
         if (parent->set.my_index == 0)
-            SHOAL_ERROR("%s: xrange %d must be positive", __func__, xrange);
+            SHOAL_ERROR("%s: xrange %d must be positive", fn, xrange);
         return 1;
     }
     const int n = parent->set.size, me = parent->set.my_index;
@@ -229,13 +228,13 @@ int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config
     } else {
         if (xslot >= 0)
             slot_mark(xslot, 0);
-        report_no_slot(__func__, parent);
+        report_no_slot(fn, parent);
     }
     pthread_mutex_unlock(&shoal.lock);
     return yslot >= 0 ? 0 : 1;
 }
 
-void shmem_team_destroy(shmem_team_t team)
+void shoal_team_destroy(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID)
         return;
@@ -251,67 +250,19 @@ void shmem_team_destroy(shmem_team_t team)
     free(team);
 }
 
-int shmem_team_my_pe(shmem_team_t team)
-{
-    return team == SHMEM_TEAM_INVALID ? -1 : team->set.my_index;
-}
-
-int shmem_team_n_pes(shmem_team_t team)
-{
-    return team == SHMEM_TEAM_INVALID ? -1 : team->set.size;
-}
-
-int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
-{
-    if (team == SHMEM_TEAM_INVALID || (config == NULL && config_mask != 0))
-        return 1;
-    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
-        config->num_contexts = team->config.num_contexts;
-    return 0;
-}
-
-int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
-{
-    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
-        src_pe >= src_team->set.size)
-        return -1;
-    int world = shoal_peset_world(&src_team->set, src_pe);
-    const shoal_peset_t *d = &dest_team->set;
-    int offset = world - d->start;
-    if (d->size == 1)
-        return offset == 0 ? 0 : -1;
-    if (offset % d->stride != 0 || offset / d->stride < 0 || offset / d->stride >= d->size)
-        return -1;
-    return offset / d->stride;
-}
-
-void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
-{
-    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->set.size)
-        return NULL;
-    return shmem_ptr(dest, shoal_peset_world(&team->set, pe));
-}
-
-int shmem_team_sync(shmem_team_t team)
-{
-    shoal_team_check(__func__, team);
-    shoal_barrier(&team->set, shoal_team_psync(team));
-    return 0;
-}
-
 /* ---- contexts ---- */
 
-int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
     if (ctx == NULL)
-        shoal_fatal("%s: ctx is NULL", __func__);
+        shoal_fatal("%s: ctx is NULL", fn);
     *ctx = SHMEM_CTX_INVALID;
     if (team == SHMEM_TEAM_INVALID || team->set.my_index < 0)
         return 1;
     if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)) {
         SHOAL_ERROR("%s: options 0x%lx has unknown bits; use SHMEM_CTX_SERIALIZED, "
                     "SHMEM_CTX_PRIVATE and SHMEM_CTX_NOSTORE",
-                    __func__, (unsigned long)options);
+                    fn, (unsigned long)options);
         return 1;
     }
     struct shoal_ctx *c = malloc(sizeof(*c));
@@ -323,40 +274,11 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
     return 0;
 }
 
-int shmem_ctx_create(long options, shmem_ctx_t *ctx)
-{
-    SHOAL_REQUIRE_INIT(__func__);
-    return shmem_team_create_ctx(SHMEM_TEAM_WORLD, options, ctx);
-}
-
-void shmem_ctx_destroy(shmem_ctx_t ctx)
+void shoal_ctx_destroy(shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT)
         return;
     /* Destroying a context completes its operations (as shmem_ctx_quiet would). */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     free(ctx);
-}
-
-int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
-{
-    if (team == NULL)
-        return 1;
-    if (ctx == SHMEM_CTX_INVALID) {
-        *team = SHMEM_TEAM_INVALID;
-        return 1;
-    }
-    *team = ctx->team;
-    return 0;
-}
-
-void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t *config,
-                             long config_mask)
-{
-    (void)ctx, (void)options, (void)config, (void)config_mask; /* a hint */
-}
-
-void shmem_ctx_session_stop(shmem_ctx_t ctx)
-{
-    (void)ctx;
 }

@@ -68,4 +68,22 @@ void shoal_teams_finalize(void);
  * PE belongs to. */
 void shoal_team_check(const char *fn, shmem_team_t team);
 
+/* Collective over `parent`: the team (start, stride, size) of its members, or
+ * SHMEM_TEAM_INVALID in *new_team for a PE outside it; 0 on success (the
+ * API's shmem_team_split_strided; `fn` names it in messages). */
+int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride,
+                             int size, const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team);
+/* Collective over `parent`: its rows and columns of `xrange` PEs. */
+int shoal_team_split_2d(const char *fn, shmem_team_t parent, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team);
+/* Releases a split team's slot and handle (predefined teams: a warning). */
+void shoal_team_destroy(shmem_team_t team);
+
+/* A context on `team` with `options`; 0 on success. */
+int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_t *ctx);
+void shoal_ctx_destroy(shmem_ctx_t ctx);
+
 #endif
