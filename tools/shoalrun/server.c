@@ -151,9 +151,9 @@ static void handle(sr_job_t *job, sr_pe_t *pe, const shoal_launcher_msg_t *h, co
     case SHOAL_LAUNCHER_MSG_EVENT:
         /* A program may initialize again after finalizing (OpenSHMEM 1.6). */
         if (h->arg == SHOAL_BOOTSTRAP_EVENT_INITIALIZED)
-            pe->in_shmem = true;
+            pe->in_shmem = true, pe->finalized = false;
         else if (h->arg == SHOAL_BOOTSTRAP_EVENT_FINALIZED)
-            pe->in_shmem = false;
+            pe->in_shmem = false, pe->finalized = true;
         else
             protocol_error(job, pe, "unknown EVENT");
         break;

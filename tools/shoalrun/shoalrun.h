@@ -140,6 +140,8 @@ typedef struct {
     sr_buf_t in;
     sr_buf_t out;
     bool in_shmem; /* between EVENT initialized and EVENT finalized */
+    bool finalized; /* EVENT finalized was its last event */
+    bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */
     bool in_barrier;
     int waited_on; /* GETs waiting for a key this PE has not published */
 
