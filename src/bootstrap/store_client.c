@@ -399,6 +399,7 @@ static void store_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event)
     /* Set first: once the store has every FINALIZED, its host may exit, and
      * the end of the connection must then not look like a failure. */
     c->finalized = event == SHOAL_BOOTSTRAP_EVENT_FINALIZED;
+    shoal_store_host_note_finalized(c->finalized);
     if (queue(c, &m, "notify") == SHOAL_OK)
         wait_flushed(c, FLUSH_TIMEOUT_MS);
     pthread_mutex_unlock(&c->lock);
@@ -421,6 +422,7 @@ store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
     m.u.abort.message = shoal_store_span(msg ? msg : "", len);
     pthread_mutex_lock(&c->lock);
     c->finalized = 0; /* the store's answer (ABORT to all) must end this PE too */
+    shoal_store_host_note_finalized(0);
     if (!c->dead && shoal_store_encode(&c->out, &m) == SHOAL_OK) {
         wake(c);
         /* The I/O thread exits the process when the store's ABORT comes back. */

@@ -64,6 +64,7 @@ typedef struct {
 
 static pthread_mutex_t host_start_lock = PTHREAD_MUTEX_INITIALIZER;
 static host_t *the_host;
+static int local_pe_finalized; /* shoal_store_host_note_finalized */
 
 int shoal_store_host_running(void)
 {
@@ -444,11 +445,18 @@ void shoal_store_host_drain(uint64_t timeout_ms)
     pthread_mutex_unlock(&h->lock);
 }
 
+void shoal_store_host_note_finalized(int finalized)
+{
+    __atomic_store_n(&local_pe_finalized, finalized, __ATOMIC_RELEASE);
+}
+
 /*
- * At exit, the store must outlive the job it serves: with status 0 this
- * waits until every PE has finalized (bounded by the join timeout while
- * the job has not started); with another status it ends the job, so no PE
- * waits for a store that is gone.
+ * At exit, the store must outlive the job it serves: with status 0, or
+ * after this process's PE finalized (whatever the status: a PE that has
+ * finalized is on its own, and the others may still be finishing their
+ * own work), this waits until every PE has finalized (bounded by the join
+ * timeout while the job has not started); with another status before
+ * finalize it ends the job, so no PE waits for a store that is gone.
  */
 static void host_at_exit(int status, void *arg)
 {
@@ -457,6 +465,8 @@ static void host_at_exit(int status, void *arg)
 
     if (getpid() != h->pid)
         return; /* a forked child: the store is its parent's */
+    if (__atomic_load_n(&local_pe_finalized, __ATOMIC_ACQUIRE))
+        status = 0; /* the exit status is the program's own business now */
     pthread_mutex_lock(&h->lock);
     if (status != 0 && !shoal_store_server_finished(h->srv) &&
         shoal_store_server_npeers(h->srv) > 0) {

@@ -29,6 +29,11 @@ shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,
 /* 1 when this process hosts the store. */
 int shoal_store_host_running(void);
 
+/* The PE of this process (a client of the store) finalized (1) or
+ * initialized again (0): a host whose PE has finalized does not end the
+ * job when it exits with a non-zero status; it only waits for the others. */
+void shoal_store_host_note_finalized(int finalized);
+
 /* The job is being ended: waits up to `timeout_ms` for the ABORT to reach
  * every other PE (their connections close) before this process exits. */
 void shoal_store_host_drain(uint64_t timeout_ms);

@@ -79,6 +79,9 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
+    if (nbytes == 0)
+        return;
+    shoal_coll_check_dest(fn, dest, nbytes);
     const shoal_hosts_t *h = shoal_hosts_of(fn, set);
     if (h->nhosts == 1 && nbytes <= PUSH_MAX_BYTES)
         broadcast_push(fn, set, psync, dest, source, nbytes, root, update_root);

@@ -14,10 +14,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/alloc.h"
 #include "core/barrier.h"
 #include "core/hosts.h"
 #include "core/rma.h"
 #include "core/team.h"
+#include "util/env.h"
+
+/* Every collective that writes `bytes` into dest calls this first, once it
+ * knows there is something to write (a zero-length collective returns at
+ * once on every PE, touching no buffer: they may be NULL). Under
+ * SHMEM_DEBUG a dest in a symmetric heap allocation too small for `bytes`
+ * ends the job, naming the call and the sizes, instead of overflowing it. */
+static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t bytes)
+{
+    if (__builtin_expect(shoal_env.debug, 0))
+        shoal_alloc_check_room(fn, "dest", dest, bytes);
+}
 
 /* The barrier over a set is core's (core/barrier.h): the library's own
  * world barrier uses it too. */

@@ -26,7 +26,8 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
     const int by_host = h->nhosts > 1 && h->nhosts < n;
     if (!by_host || set->my_index == h->leader) {
         for (int i = 0; i < n; i++)
-            shoal_get_nbi(fn, dest + OFF(i), source, LEN(i), shoal_peset_world(set, i));
+            if (LEN(i) > 0) /* an empty block's source may be NULL */
+                shoal_get_nbi(fn, dest + OFF(i), source, LEN(i), shoal_peset_world(set, i));
         shoal_coll_complete(fn);
         if (by_host)
             shoal_coll_host_notify(fn, set, psync, h);
@@ -73,11 +74,13 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
 void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
 {
+    if (nbytes == 0)
+        return;
+    shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
     if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 0))
         return;
     shoal_coll_barrier(set, psync);
-    if (nbytes > 0)
-        gather(fn, set, psync, dest, source, nbytes, NULL, NULL);
+    gather(fn, set, psync, dest, source, nbytes, NULL, NULL);
     shoal_coll_barrier(set, psync);
 }
 
@@ -100,8 +103,10 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
         off[i] = total;
         total += (size_t)len[i];
     }
-    if (total > 0)
+    if (total > 0) {
+        shoal_coll_check_dest(fn, dest, total);
         gather(fn, set, psync, dest, source, 0, len, off);
+    }
     free(len);
     free(off);
     shoal_coll_barrier(set, psync);

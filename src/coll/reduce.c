@@ -166,20 +166,22 @@ static int reduce_across_hosts(const char *fn, const shoal_peset_t *set, uint64_
 void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                        const void *source, size_t count, const shoal_reduce_op_t *op)
 {
+    if (count == 0)
+        return;
+    shoal_coll_check_dest(fn, dest, count * op->elem);
     shoal_coll_barrier(set, psync);
-    if (count > 0 && reduce_across_hosts(fn, set, psync, dest, source, count, op)) {
+    if (reduce_across_hosts(fn, set, psync, dest, source, count, op)) {
         shoal_coll_barrier(set, psync); /* members are done reading their leader's dest */
         return;
     }
-    if (count > 0 && set->size >= 3 && count * op->elem >= shoal_env.reduce_two_shot_bytes &&
+    if (set->size >= 3 && count * op->elem >= shoal_env.reduce_two_shot_bytes &&
         count >= (size_t)set->size) {
         reduce_two_shot(fn, set, psync, dest, source, count, op);
         shoal_coll_barrier(set, psync);
         return;
     }
-    if (count > 0)
-        reduce_one_shot(fn, set, psync, dest, source, count, op, 0, set->size - 1);
-    if (count == 0 || dest != source)
+    reduce_one_shot(fn, set, psync, dest, source, count, op, 0, set->size - 1);
+    if (dest != source)
         shoal_coll_barrier(set, psync); /* others may still read my source */
 }
 
@@ -187,15 +189,17 @@ void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, 
                      const void *source, size_t count, const shoal_reduce_op_t *op, int inclusive)
 {
     const int last = inclusive ? set->my_index : set->my_index - 1;
+    if (count == 0)
+        return;
+    shoal_coll_check_dest(fn, dest, count * op->elem);
     shoal_coll_barrier(set, psync);
-    if (count > 0 && last < 0) {
+    if (last < 0) {
         /* The exclusive scan of the first PE is the sum of nothing: zero. */
         shoal_coll_barrier(set, psync);
         memset(dest, 0, count * op->elem);
         return;
     }
-    if (count > 0)
-        reduce_one_shot(fn, set, psync, dest, source, count, op, 0, last);
-    if (count == 0 || dest != source || last < 0)
+    reduce_one_shot(fn, set, psync, dest, source, count, op, 0, last);
+    if (dest != source)
         shoal_coll_barrier(set, psync);
 }

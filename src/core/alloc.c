@@ -91,3 +91,19 @@ void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p)
     *used_p = shoal.heap.used;
     *largest_free_p = shoal_heap_largest_free(&shoal.heap);
 }
+
+void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size_t bytes)
+{
+    const char *start;
+    size_t size;
+    pthread_mutex_lock(&shoal.lock);
+    shoal_status_t found = shoal_heap_block_around(&shoal.heap, p, &start, &size);
+    pthread_mutex_unlock(&shoal.lock);
+    if (found != SHOAL_OK)
+        return;
+    size_t room = size - (size_t)((const char *)p - start);
+    if (bytes > room)
+        shoal_fatal("%s: %s %p has %zu bytes to the end of its symmetric allocation (%zu bytes "
+                    "at %p), but the call writes %zu bytes there; give %s room for %zu bytes",
+                    fn, arg, p, room, size, (const void *)start, bytes, arg, bytes);
+}

@@ -14,6 +14,12 @@
 void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero, void *old);
 void shoal_free_collective(const char *fn, void *ptr);
 
+/* For SHMEM_DEBUG: ends the job, naming the call, the argument and the
+ * sizes, when `arg` (of `fn`) lies in a symmetric heap allocation that has
+ * fewer than `bytes` bytes from `p` to its end. Addresses outside the heap
+ * (globals, private memory) are not checked. */
+void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size_t bytes);
+
 /* Total, used and largest free bytes of the user heap. */
 void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p);
 

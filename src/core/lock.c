@@ -50,7 +50,11 @@ void shoal_lock_clear(const char *fn, long *lock)
 {
     shoal_quiet(fn); /* what was done under the lock is complete before it is released */
     /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets
-     * (little-endian: the low half comes first, at the lock's own address). */
+     * (little-endian: the low half comes first, at the lock's own address). A plain add,
+     * which the next quiet (every barrier_all starts with one) completes, not a
+     * SHOAL_AMO_SYNC_ADD: nobody waits for a release the way a barrier waits for its
+     * counters, so an untracked release could land after the barrier that follows it,
+     * where the lock should be free (or on a lock variable reset to 0 after it). */
     uint32_t one = 1, ignored;
-    shoal_amo(fn, SHOAL_AMO_SYNC_ADD, lock, sizeof(uint32_t), &one, NULL, &ignored, LOCK_HOME_PE);
+    shoal_amo(fn, SHOAL_AMO_ADD, lock, sizeof(uint32_t), &one, NULL, &ignored, LOCK_HOME_PE);
 }

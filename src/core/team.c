@@ -4,6 +4,8 @@
  * parent member, found by AND-ing the members' published free-slot bitmaps
  * between two parent barriers. Members of disjoint teams may share a slot
  * index, so all the x-axis (or y-axis) teams of a 2-D split share one.
+ * Every team and context a PE made is on a list until destroyed, so that
+ * shmem_finalize releases those the program left alive.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,28 @@ shmem_ctx_t const SHMEM_CTX_DEFAULT = &shoal_ctx_default;
 
 /* Slots this PE uses; bit set = in use. */
 static uint64_t slots_used[SHOAL_TEAMS_LIMIT / 64];
+
+/* The teams and contexts alive; changed under shoal.lock. */
+static struct shoal_team *teams_alive;
+static struct shoal_ctx *ctxs_alive;
+
+#define LIST_LINK(head, item)                                                                  \
+    do {                                                                                       \
+        (item)->prev = NULL;                                                                   \
+        (item)->next = (head);                                                                 \
+        if ((head) != NULL)                                                                    \
+            (head)->prev = (item);                                                             \
+        (head) = (item);                                                                       \
+    } while (0)
+#define LIST_UNLINK(head, item)                                                                \
+    do {                                                                                       \
+        if ((item)->prev != NULL)                                                              \
+            (item)->prev->next = (item)->next;                                                 \
+        else                                                                                   \
+            (head) = (item)->next;                                                             \
+        if ((item)->next != NULL)                                                              \
+            (item)->next->prev = (item)->prev;                                                 \
+    } while (0)
 
 static void slot_mark(int slot, int used)
 {
@@ -92,8 +116,21 @@ void shoal_teams_init(void)
         slot_mark((int)s, 1); /* beyond the configured slots: never free */
 }
 
+/* Finalize releases every context and team still alive (OpenSHMEM:
+ * shmem_finalize releases all resources), so a re-initialized library
+ * starts with none. Called under shoal.lock, past finalize's barrier. */
 void shoal_teams_finalize(void)
 {
+    while (ctxs_alive != NULL) {
+        struct shoal_ctx *c = ctxs_alive;
+        ctxs_alive = c->next;
+        free(c);
+    }
+    while (teams_alive != NULL) {
+        struct shoal_team *t = teams_alive;
+        teams_alive = t->next;
+        free(t);
+    }
     memset(slots_used, 0, sizeof(slots_used));
 }
 
@@ -156,6 +193,7 @@ static shmem_team_t make_team(const struct shoal_team *parent, int start, int st
     /* The slot's words are already zero (a free slot's counters are back at
      * zero), and a faster member may already be signalling into them. */
     slot_mark(slot, 1);
+    LIST_LINK(teams_alive, team);
     return team;
 }
 
@@ -246,6 +284,7 @@ void shoal_team_destroy(shmem_team_t team)
     if (shoal.initialized)
         memset(shoal_team_psync(team), 0, sizeof(shoal_psync_t));
     slot_mark(team->slot, 0);
+    LIST_UNLINK(teams_alive, team);
     pthread_mutex_unlock(&shoal.lock);
     free(team);
 }
@@ -270,6 +309,9 @@ int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_
         return 1;
     c->team = team;
     c->options = options;
+    pthread_mutex_lock(&shoal.lock);
+    LIST_LINK(ctxs_alive, c);
+    pthread_mutex_unlock(&shoal.lock);
     *ctx = c;
     return 0;
 }
@@ -280,5 +322,8 @@ void shoal_ctx_destroy(shmem_ctx_t ctx)
         return;
     /* Destroying a context completes its operations (as shmem_ctx_quiet would). */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&shoal.lock);
+    LIST_UNLINK(ctxs_alive, ctx);
+    pthread_mutex_unlock(&shoal.lock);
     free(ctx);
 }

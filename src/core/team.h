@@ -27,11 +27,13 @@ struct shoal_team {
     int predefined;
     shmem_team_config_t config;
     long config_mask;
+    struct shoal_team *prev, *next; /* the teams alive (split, not destroyed) */
 };
 
 struct shoal_ctx {
     struct shoal_team *team;
     long options;
+    struct shoal_ctx *prev, *next; /* the contexts alive (created, not destroyed) */
 };
 
 extern struct shoal_team shoal_team_world, shoal_team_shared;

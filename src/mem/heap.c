@@ -140,6 +140,24 @@ shoal_status_t shoal_heap_block_size(const shoal_heap_t *heap, const void *ptr, 
     return SHOAL_OK;
 }
 
+shoal_status_t shoal_heap_block_around(const shoal_heap_t *heap, const void *ptr,
+                                       const char **start_p, size_t *size_p)
+{
+    if ((const char *)ptr < heap->base || (const char *)ptr >= heap->base + heap->size)
+        return SHOAL_ERR_NOT_FOUND;
+    size_t offset = (size_t)((const char *)ptr - heap->base);
+    for (const shoal_heap_block_t *b = heap->head; b != NULL; b = b->next) {
+        if (offset >= b->offset && offset - b->offset < b->size) {
+            if (!b->used)
+                return SHOAL_ERR_NOT_FOUND;
+            *start_p = heap->base + b->offset;
+            *size_p = b->size;
+            return SHOAL_OK;
+        }
+    }
+    return SHOAL_ERR_NOT_FOUND;
+}
+
 size_t shoal_heap_largest_free(const shoal_heap_t *heap)
 {
     size_t largest = 0;

@@ -33,5 +33,9 @@ shoal_status_t shoal_heap_free(shoal_heap_t *heap, void *ptr);
 /* Size of the allocation that starts at ptr. */
 shoal_status_t shoal_heap_block_size(const shoal_heap_t *heap, const void *ptr, size_t *size_p);
 size_t shoal_heap_largest_free(const shoal_heap_t *heap);
+/* The allocation that holds ptr (anywhere inside it): its start and size.
+ * SHOAL_ERR_NOT_FOUND when ptr is in no allocation of this heap. */
+shoal_status_t shoal_heap_block_around(const shoal_heap_t *heap, const void *ptr,
+                                       const char **start_p, size_t *size_p);
 
 #endif

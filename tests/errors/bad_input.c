@@ -21,6 +21,8 @@ int main(int argc, char **argv)
         shmem_long_p(&global_target, 1, 0);
         return 0;
     }
+    if (strncmp(mode, "debug_", 6) == 0)
+        setenv("SHMEM_DEBUG", "1", 1); /* the checks of the debug mode */
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     long *heap = shmem_malloc(64 * sizeof(long));
@@ -38,6 +40,14 @@ int main(int argc, char **argv)
         shmemx_heap_info(&total, &used, &largest);
         char *buf = calloc(1, total + 4096);
         shmem_putmem(heap, buf, total + 4096, (me + 1) % npes);
+    } else if (strcmp(mode, "debug_collect_overflow") == 0) {
+        /* An 80-byte dest for a collect of npes x 80 bytes. */
+        char *dest = shmem_malloc(80), src[80] = {0};
+        shmem_collectmem(SHMEM_TEAM_WORLD, dest, src, sizeof src);
+    } else if (strcmp(mode, "debug_broadcast_overflow") == 0) {
+        static char src[200];
+        char *dest = shmem_malloc(80);
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, dest, src, sizeof src, 0);
     } else if (strcmp(mode, "malloc_mismatch") == 0) {
         shmem_malloc(me == npes - 1 ? 2048 : 1024);
     } else if (strcmp(mode, "bad_cmp") == 0) {

@@ -47,7 +47,9 @@ expect bad_cmp nonzero "shmem_long_wait_until" "cmp 42"
 expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
+expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 128 bytes to the end of its symmetric allocation" "writes 200 bytes"
 if [ "$npes" -gt 1 ]; then
+    expect debug_collect_overflow nonzero "shmem_collectmem: dest" "has 128 bytes to the end" "writes $((npes * 80)) bytes"
     expect malloc_mismatch nonzero "shmem_malloc" "PE $((npes - 1)) asked for 2048 bytes" "PE 0 asked for 1024 bytes"
 fi
 

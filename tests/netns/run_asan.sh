@@ -1,7 +1,8 @@
 #!/bin/sh
 # AddressSanitizer + UBSan (+ LeakSanitizer) check of the multi-host paths:
 # a separate build with -DSHOAL_SANITIZE=address,undefined (library, UCX
-# plugin and a few api programs), each run at 2 hosts x 2 PEs in the
+# plugin and every tests/api program; the same build as
+# tests/asan/run_asan_api.sh), each run at 2 hosts x 2 PEs in the
 # namespace cluster (netns_job.sh). The first report ends the PE, and so the
 # job, with a nonzero status; UCX itself is covered too (leaks included).
 #
@@ -10,9 +11,11 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
-build=${2:-$src/build-asan-netns}
-programs="tests/api/api_rma tests/api/api_amo tests/api/api_coll_data tests/api/api_coll_reduce
-          tests/api/api_thread_multiple tests/multihost/remote_completion"
+build=${2:-$src/build-asan}
+programs="tests/multihost/remote_completion"
+for t in $(cd "$src/tests/api" && ls ./*.c | sed 's|^\./||; s/\.c$//'); do
+    programs="$programs tests/api/api_$t"
+done
 targets="shoal shoal_ucx"
 for p in $programs; do
     targets="$targets $(basename "$p")"
@@ -29,7 +32,10 @@ for p in $programs; do
     name=$(basename "$p")
     log="$build/run_asan.$name.log"
     rc=0
-    "$here/netns_job.sh" --timeout 170 2 2 "$build/$p" >"$log" 2>&1 || rc=$?
+    heap=
+    [ "$name" = api_memory ] && heap="--env SHMEM_SYMMETRIC_SIZE=16M" # as in tests/api
+    # shellcheck disable=SC2086 # heap is one option and its value, or nothing
+    "$here/netns_job.sh" --timeout 170 $heap 2 2 "$build/$p" >"$log" 2>&1 || rc=$?
     if [ "$rc" -eq 77 ]; then
         cat "$log"
         exit 77

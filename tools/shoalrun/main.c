@@ -12,6 +12,10 @@
  * exiting after shmem_init without shmem_finalize, an ABORT (global exit),
  * the timeout, or a signal to shoalrun. Then the remaining PEs get SIGTERM
  * (or the signal shoalrun received) and, after a grace period, SIGKILL.
+ * A PE that fails after shmem_finalize has left the job: unless another PE
+ * waits for it (in a launcher barrier it cannot join), the others go on
+ * (they may still be writing their results), and its status is reported,
+ * and becomes the job's, once every PE has exited.
  * shoalrun exits only after reaping every PE.
  */
 #include <errno.h>
@@ -63,6 +67,24 @@ void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const c
     }
 }
 
+/* Ends the job for a PE that exited by a signal or with a non-zero status. */
+void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe)
+{
+    int st = pe->wstatus;
+    const char *ending = job->nrunning > 0 ? "; ending the job" : "";
+
+    if (WIFSIGNALED(st)) {
+        int sig = WTERMSIG(st);
+        sr_job_end(job, 128 + sig, SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid,
+                   sig, strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
+    } else {
+        sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
+                   WEXITSTATUS(st), ending);
+    }
+}
+
 /* Judges a PE that has exited. Called after what it sent and wrote before it
  * exited has been handled, so an ABORT or EVENT it sent counts. */
 static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
@@ -78,21 +100,40 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
     if (job->state != SR_JOB_RUNNING)
         return;
 
-    if (WIFSIGNALED(st)) {
-        int sig = WTERMSIG(st);
-        sr_job_end(job, 128 + sig, SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid,
-                   sig, strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
-    } else if (WEXITSTATUS(st) != 0) {
-        sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
-                   WEXITSTATUS(st), ending);
+    if (pe->finalized && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !sr_server_is_stuck(job)) {
+        /* Nobody waits for it: judged once every PE has exited (report_after_finalize),
+         * or when a PE comes to wait for it (sr_server_check_stuck). */
+        pe->failed_after_finalize = true;
+    } else if (WIFSIGNALED(st) || WEXITSTATUS(st) != 0) {
+        sr_job_end_by_pe(job, pe);
     } else if (pe->in_shmem) {
         sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %d (pid %ld) exited with status 0 before calling shmem_finalize%s",
                    pe->rank, (long)pe->pid, ending);
     } else {
         sr_server_check_stuck(job);
+    }
+}
+
+/* Once every PE has exited: the PEs that failed after shmem_finalize, each
+ * named with its status; the first decides the job's status unless another
+ * failure already did. */
+static void report_after_finalize(sr_job_t *job)
+{
+    for (int r = 0; r < job->npes; r++) {
+        const sr_pe_t *pe = &job->pes[r];
+        int st = pe->wstatus;
+        if (!pe->failed_after_finalize)
+            continue;
+        int code = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+        if (WIFSIGNALED(st))
+            sr_msg("PE %d (pid %ld) was killed by signal %d (%s) after shmem_finalize", pe->rank,
+                   (long)pe->pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
+        else
+            sr_msg("PE %d (pid %ld) exited with status %d after shmem_finalize", pe->rank,
+                   (long)pe->pid, code);
+        if (job->exit_status == 0)
+            job->exit_status = code;
     }
 }
 
@@ -303,6 +344,7 @@ int main(int argc, char **argv)
     if (status != 0)
         sr_job_end(&job, status, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     run(&job, sigfd);
+    report_after_finalize(&job);
 
     for (int r = 0; r < job.npes; r++) {
         sr_stream_read(&job.pes[r].out_stream, true);

@@ -151,9 +151,9 @@ static void handle(sr_job_t *job, sr_pe_t *pe, const shoal_launcher_msg_t *h, co
     case SHOAL_LAUNCHER_MSG_EVENT:
         /* A program may initialize again after finalizing (OpenSHMEM 1.6). */
         if (h->arg == SHOAL_BOOTSTRAP_EVENT_INITIALIZED)
-            pe->in_shmem = true;
+            pe->in_shmem = true, pe->finalized = false;
         else if (h->arg == SHOAL_BOOTSTRAP_EVENT_FINALIZED)
-            pe->in_shmem = false;
+            pe->in_shmem = false, pe->finalized = true;
         else
             protocol_error(job, pe, "unknown EVENT");
         break;
@@ -233,10 +233,11 @@ static bool find_get_waiter(sr_job_t *job, int gone, int *waiter_p, const sr_kvs
     return false;
 }
 
-void sr_server_check_stuck(sr_job_t *job)
+/* Whether a PE waits for one that has exited; with `end`, ends the job saying so. */
+static bool stuck(sr_job_t *job, bool end)
 {
     if (job->state != SR_JOB_RUNNING)
-        return;
+        return false;
     for (int g = 0; g < job->npes; g++) {
         sr_pe_t *gone = &job->pes[g];
         const sr_kvs_entry_t *e;
@@ -244,21 +245,36 @@ void sr_server_check_stuck(sr_job_t *job)
 
         if (gone->running)
             continue;
+        bool waited_for = (job->barrier_count > 0 && !gone->in_barrier) ||
+                          (gone->waited_on > 0 && find_get_waiter(job, g, &waiter, &e));
+        if (waited_for && end && gone->failed_after_finalize) {
+            /* It failed after finalize and now a PE waits for it: its failure ends the job. */
+            gone->failed_after_finalize = false;
+            sr_job_end_by_pe(job, gone);
+            return true;
+        }
         if (job->barrier_count > 0 && !gone->in_barrier) {
             for (waiter = 0; !job->pes[waiter].in_barrier; waiter++)
                 ;
-            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                       "PE %d waits in a barrier that cannot complete: PE %d (pid %ld) has "
-                       "exited; ending the job",
-                       waiter, g, (long)gone->pid);
-            return;
+            if (end)
+                sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                           "PE %d waits in a barrier that cannot complete: PE %d (pid %ld) has "
+                           "exited; ending the job",
+                           waiter, g, (long)gone->pid);
+            return true;
         }
         if (gone->waited_on > 0 && find_get_waiter(job, g, &waiter, &e)) {
-            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                       "PE %d waits for key '%.*s' of PE %d (pid %ld), which exited without "
-                       "publishing it; ending the job",
-                       waiter, (int)e->key_len, e->key, g, (long)gone->pid);
-            return;
+            if (end)
+                sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                           "PE %d waits for key '%.*s' of PE %d (pid %ld), which exited without "
+                           "publishing it; ending the job",
+                           waiter, (int)e->key_len, e->key, g, (long)gone->pid);
+            return true;
         }
     }
+    return false;
 }
+
+void sr_server_check_stuck(sr_job_t *job) { (void)stuck(job, true); }
+
+bool sr_server_is_stuck(sr_job_t *job) { return stuck(job, false); }

@@ -140,6 +140,8 @@ typedef struct {
     sr_buf_t in;
     sr_buf_t out;
     bool in_shmem; /* between EVENT initialized and EVENT finalized */
+    bool finalized; /* EVENT finalized was its last event */
+    bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */
     bool in_barrier;
     int waited_on; /* GETs waiting for a key this PE has not published */
 
@@ -177,6 +179,9 @@ typedef struct {
  * SIGKILL after `grace_s`. */
 void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
     __attribute__((format(printf, 5, 6)));
+/* Ends the job for a PE that exited by a signal or with a non-zero status,
+ * naming it and its status. */
+void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe);
 
 /* ---- proc.c --------------------------------------------------------------- */
 
@@ -198,6 +203,8 @@ void sr_server_read(sr_job_t *job, sr_pe_t *pe);
 void sr_server_write(sr_job_t *job, sr_pe_t *pe);
 /* After a PE exited: ends the job when others wait on it in vain. */
 void sr_server_check_stuck(sr_job_t *job);
+/* The same question without ending the job. */
+bool sr_server_is_stuck(sr_job_t *job);
 void sr_server_close(sr_job_t *job, sr_pe_t *pe);
 
 #endif
