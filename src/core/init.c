@@ -136,7 +136,6 @@ shoal_status_t shoal_init(int requested_thread_level)
         goto out;
     shoal_log_set_pe(shoal.bs.rank);
     choose_wait_spin();
-    SHOAL_MY_PE = shoal.bs.rank;
     shoal.generation++;
 
     status = create_segments();
