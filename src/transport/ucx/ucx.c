@@ -223,36 +223,36 @@ static shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len,
 
 /* ---- the data path -------------------------------------------------------------- */
 
-static shoal_status_t ucx_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
-                              const void *source, size_t len, int nbi)
+/* A put (local -> remote) or get (remote -> local): blocking waits for local
+ * completion; nbi only starts it. A put, or a get that quiet must complete,
+ * counts as issued. */
+static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remote, void *local,
+                              size_t len, int nbi)
 {
-    ucx_t *u = tr->priv;
     uint64_t raddr;
     ucp_rkey_h rkey;
-    shoal_status_t status = ucx_remote(u, pe, dest, len, &raddr, &rkey);
+    shoal_status_t status = ucx_remote(u, pe, remote, len, &raddr, &rkey);
     if (status != SHOAL_OK)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_put_nbx(u->peers[pe].ep, source, len, raddr, rkey, &param);
-    ucx_issued(u);
-    return nbi ? ucx_started(u, req, "put", pe) : ucx_wait(u, req, "put", pe);
+    ucs_status_ptr_t req = is_put ? ucp_put_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param)
+                                  : ucp_get_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param);
+    const char *what = is_put ? "put" : "get";
+    if (is_put || nbi)
+        ucx_issued(u);
+    return nbi ? ucx_started(u, req, what, pe) : ucx_wait(u, req, what, pe);
+}
+
+static shoal_status_t ucx_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                              const void *source, size_t len, int nbi)
+{
+    return ucx_rma(tr->priv, 1, pe, dest, (void *)source, len, nbi);
 }
 
 static shoal_status_t ucx_get(shoal_transport_t *tr, int pe, void *dest, shoal_remote_t source,
                               size_t len, int nbi)
 {
-    ucx_t *u = tr->priv;
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    shoal_status_t status = ucx_remote(u, pe, source, len, &raddr, &rkey);
-    if (status != SHOAL_OK)
-        return status;
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_get_nbx(u->peers[pe].ep, dest, len, raddr, rkey, &param);
-    if (!nbi)
-        return ucx_wait(u, req, "get", pe);
-    ucx_issued(u);
-    return ucx_started(u, req, "get", pe);
+    return ucx_rma(tr->priv, 0, pe, source, dest, len, nbi);
 }
 
 /* Starts a non-fetching atomic. UCX reads the operand until the operation
