@@ -42,7 +42,8 @@ int main(int argc, char **argv)
         shmem_putmem(heap, buf, total + 4096, (me + 1) % npes);
     } else if (strcmp(mode, "debug_collect_overflow") == 0) {
         /* An 80-byte dest for a collect of npes x 80 bytes. */
-        char *dest = shmem_malloc(80), src[80] = {0};
+        static char src[80];
+        char *dest = shmem_malloc(80);
         shmem_collectmem(SHMEM_TEAM_WORLD, dest, src, sizeof src);
     } else if (strcmp(mode, "debug_broadcast_overflow") == 0) {
         static char src[200];
