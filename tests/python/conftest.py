@@ -18,6 +18,9 @@ BITWISE_AMO = [np.int32, np.uint32, np.int64, np.uint64, np.ulonglong]
 SYNC = [np.int16, np.uint16] + STANDARD_AMO
 MINMAX = INTS + [np.float32, np.float64, np.longdouble]
 ARITH = MINMAX + [np.complex64, np.complex128]
+# Bitwise reductions: the unsigned types and the fixed-width ones (int64_t is C long, so
+# signed long long has no row).
+BITWISE_REDUCE = [d for d in INTS if d is not np.longlong]
 
 multi_pe = pytest.mark.skipif(NPES < 2, reason="needs 2 or more PEs")
 
