@@ -77,8 +77,13 @@ def numpy_of(x):
 
 
 def free(t):
-    """Release a symmetric tensor's memory (collective)."""
-    _shoal.free(numpy_of(t))
+    """Release a symmetric tensor's memory (collective); t must be a tensor
+    made by this module (not a view of one)."""
+    a = getattr(t, "_shoal_array", None)
+    if a is None:
+        raise ValueError("shoal.torch.free: the tensor was not made by shoal.torch.empty, "
+                         "zeros, ones or full")
+    _shoal.free(a)
 
 
 def _tensor_form(fn):
