@@ -164,6 +164,7 @@ extern PyMethodDef shoalpy_rma_methods[];
 extern PyMethodDef shoalpy_amo_methods[];
 extern PyMethodDef shoalpy_sync_methods[];
 extern PyMethodDef shoalpy_coll_methods[];
+extern PyMethodDef shoalpy_bench_methods[];
 
 #define SHOALPY_FASTCALL(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
 
