@@ -9,4 +9,4 @@ ref=$(mktemp --suffix=.pt); trap 'rm -f "$ref"' EXIT
 "$python" "$example" --reference "$ref"
 out=$("$shoalrun" -n "$npes" --timeout 200 "$python" "$example" --check "$ref")
 echo "$out"
-[ "$(echo "$out" | grep -c "matches the single-process run")" -eq "$npes" ]
+[ "$(echo "$out" | grep -o "PE [0-9]*: matches the single-process run" | sort -u | wc -l)" -eq "$npes" ]
