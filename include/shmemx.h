@@ -20,6 +20,16 @@ extern "C" {
  * a shmem_malloc could get now. All zero before shmem_init. */
 SHMEM_API void shmemx_heap_info(size_t *total, size_t *used, size_t *largest_free);
 
+/* For bindings that must report bad input instead of ending the job (the
+ * Python package): checks that the `len` bytes at `addr` are symmetric and
+ * reachable on world PE `pe`, as every RMA, AMO and signal routine does
+ * before it transfers. Returns 0 if so; otherwise -1, with the message the
+ * routine `fn` would have ended the job with (naming `what`, the value and
+ * the fix) written into msg (up to msglen bytes, NUL-terminated). Never ends
+ * the job and needs no collective call. */
+SHMEM_API int shmemx_addr_check(const char *fn, const char *what, const void *addr, size_t len,
+                                int pe, char *msg, size_t msglen);
+
 /* ---- Starting without shoalrun: the TCP config store ----------------------
  *
  * PEs started by other tools find each other through a small key-value store

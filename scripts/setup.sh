@@ -14,6 +14,9 @@ need="$need slurmctld slurmd slurm-client slurm-wlm-basic-plugins"
 # iproute2: `ip netns` and veths for the namespace cluster (tests/netns), `ss`
 # for the Slurm tests' free ports; minimal Debian images lack it.
 need="$need iproute2"
+# Debian's Python (/usr/bin/python3) for the Python package (python/): headers,
+# NumPy, pytest for its suites, PyTorch (CPU) for shoal.torch and its example.
+need="$need python3-dev python3-numpy python3-pytest python3-torch"
 missing=""
 for pkg in $need; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"

@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/peer.h"
 #include "util/log.h"
+#include "shmemx.h"
 
 void shoal_fatal(const char *fmt, ...)
 {
@@ -41,35 +42,67 @@ static const char *row_name(unsigned row)
     }
 }
 
-void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t len, int pe)
+/* Works out why (addr, len, pe) cannot be reached, into msg. Returns 0 when
+ * it can (the route table maps it here or sends it to the network), 1 with
+ * the message otherwise. The one place that knows the causes: the data path
+ * dies with this message, shmemx_addr_check returns it. */
+static int route_diagnose(const char *fn, const char *what, const void *addr, size_t len, int pe,
+                          char *msg, size_t size)
 {
+#define SHOAL_DIAG(...) return snprintf(msg, size, __VA_ARGS__), 1
     const shoal_route_t *rt = &shoal.route;
-    shoal_require_init(fn);
+    if (!shoal.initialized)
+        SHOAL_DIAG("%s: called %s shmem_init; call shmem_init (or shmem_init_thread) first", fn,
+                   shoal.finalized ? "after shmem_finalize and without a new" : "before");
     if (!shoal_pe_valid(pe))
-        shoal_fatal("%s: pe %d is out of range; valid PEs are 0..%d", fn, pe, SHOAL_NPES - 1);
-
+        SHOAL_DIAG("%s: pe %d is out of range; valid PEs are 0..%d", fn, pe, SHOAL_NPES - 1);
+    shoal_where_t w;
+    if (shoal_route_find(rt, pe, addr, len, &w) != SHOAL_ROUTE_ERROR)
+        return 0;
     uint64_t off;
     const int r = shoal_route_row_at(rt, addr, &off);
-    if (r >= 0) {
-        const uint64_t size = rt->row[r].size;
-        if (len > size - off) {
-            if (r == SHOAL_ROUTE_HEAP)
-                shoal_fatal("%s: %s %p + %zu bytes runs %zu bytes past the end of the symmetric "
-                            "heap; the object is smaller than the transfer",
-                            fn, what, addr, len, (size_t)(off + len - size));
-            shoal_fatal("%s: %s %p + %zu bytes runs past the end of %s", fn, what, addr, len,
-                        row_name((unsigned)r));
-        }
-        if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
-            shoal_fatal("%s: %s %p is a global variable, but PE %d runs a different "
-                        "executable, so globals are not symmetric with it",
-                        fn, what, addr, pe);
-        shoal_fatal("%s: PE %d is not reachable from PE %d (no shared memory mapping and no "
-                    "network transport)",
-                    fn, pe, SHOAL_MY_PE);
+    if (r < 0)
+        SHOAL_DIAG("%s: %s %p is not a symmetric address (neither in the symmetric heap nor a "
+                   "global or static variable); allocate it with shmem_malloc or make it "
+                   "global or static",
+                   fn, what, addr);
+    const uint64_t rsize = rt->row[r].size;
+    if (len > rsize - off) {
+        if (r == SHOAL_ROUTE_HEAP)
+            SHOAL_DIAG("%s: %s %p + %zu bytes runs %zu bytes past the end of the symmetric "
+                       "heap; the object is smaller than the transfer",
+                       fn, what, addr, len, (size_t)(off + len - rsize));
+        SHOAL_DIAG("%s: %s %p + %zu bytes runs past the end of %s", fn, what, addr, len,
+                   row_name((unsigned)r));
     }
-    shoal_fatal("%s: %s %p is not a symmetric address (neither in the symmetric heap nor a "
-                "global or static variable); allocate it with shmem_malloc or make it "
-                "global or static",
-                fn, what, addr);
+    if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
+        SHOAL_DIAG("%s: %s %p is a global variable, but PE %d runs a different executable, so "
+                   "globals are not symmetric with it",
+                   fn, what, addr, pe);
+    SHOAL_DIAG("%s: PE %d is not reachable from PE %d (no shared memory mapping and no network "
+               "transport)",
+               fn, pe, SHOAL_MY_PE);
+#undef SHOAL_DIAG
+}
+
+void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t len, int pe)
+{
+    char msg[1024];
+    if (!route_diagnose(fn, what, addr, len, pe, msg, sizeof(msg)))
+        snprintf(msg, sizeof(msg), "%s: internal error: %s %p (%zu bytes) on PE %d routes, but "
+                 "the data path found no route", fn, what, addr, len, pe);
+    shoal_fatal("%s", msg);
+}
+
+int shmemx_addr_check(const char *fn, const char *what, const void *addr, size_t len, int pe,
+                      char *msg, size_t msglen)
+{
+    char buf[1024];
+    if (!route_diagnose(fn != NULL ? fn : "shmemx_addr_check", what != NULL ? what : "addr",
+                        addr, len, pe, buf, sizeof(buf)))
+        return 0;
+    if (msg != NULL && msglen > 0)
+        snprintf(msg, msglen, "%s", buf);
+    return -1;
+}
 }

@@ -1,0 +1,292 @@
+/*
+ * Team collectives from Python, on contiguous symmetric arrays of one dtype:
+ *
+ *   broadcast(dest, source, root, team=None)     dest.size == source.size
+ *   collect(dest, source, team=None)             sizes may differ; dest holds the sum
+ *   fcollect(dest, source, team=None)            dest.size == source.size * team size
+ *   alltoall(dest, source, team=None)            sizes equal, a multiple of the team size
+ *   alltoalls(dest, source, dst, sst, nelems, team=None)
+ *   reduce(dest, source, op, team=None)          op: and or xor max min sum prod
+ *   inscan / exscan(dest, source, team=None)     sum scans (OpenSHMEM 1.6)
+ *   sync(team=None)                              shmem_team_sync
+ *
+ * Shapes, dtypes and symmetry are checked on each PE before any PE moves
+ * data. A PE whose arguments are bad raises; its peers, already inside the
+ * collective, wait for it (as in C, where the job would end), so a test
+ * harness should run with a timeout (shoalrun --timeout).
+ */
+#include "shoalpy.h"
+
+#include <string.h>
+
+/* Two arrays of one collective: contiguous, symmetric, same dtype. */
+static int coll_arrays(const char *fn, PyObject *d_obj, PyObject *s_obj, PyArrayObject **d_p,
+                       PyArrayObject **s_p)
+{
+    const int me = shmem_my_pe();
+    if (shoalpy_symmetric_arg(d_obj, fn, "dest", me, d_p) != 0 ||
+        shoalpy_symmetric_arg(s_obj, fn, "source", me, s_p) != 0)
+        return -1;
+    if (!PyArray_EquivTypes(PyArray_DESCR(*d_p), PyArray_DESCR(*s_p))) {
+        PyErr_Format(PyExc_TypeError, "%s: dest and source have different dtypes (%S, %S)", fn,
+                     (PyObject *)PyArray_DESCR(*d_p), (PyObject *)PyArray_DESCR(*s_p));
+        return -1;
+    }
+    if (!PyArray_IS_C_CONTIGUOUS(*d_p) || !PyArray_IS_C_CONTIGUOUS(*s_p)) {
+        PyErr_Format(PyExc_ValueError, "%s: dest and source must be contiguous", fn);
+        return -1;
+    }
+    if (!PyArray_ISWRITEABLE(*d_p)) {
+        PyErr_Format(PyExc_ValueError, "%s: dest is read-only", fn);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *status_result(const char *fn, int rc)
+{
+    if (rc == 0)
+        Py_RETURN_NONE;
+    PyErr_Format(shoalpy_error, "%s failed (status %d)", fn, rc);
+    return NULL;
+}
+
+static int size_error(const char *fn, const char *rule, Py_ssize_t d, Py_ssize_t s, int n)
+{
+    PyErr_Format(PyExc_ValueError, "%s: %s (dest has %zd elements, source %zd, team %d PEs)", fn,
+                 rule, d, s, n);
+    return -1;
+}
+
+static PyObject *py_broadcast(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *fn = "shoal.broadcast";
+    PyArrayObject *d, *s;
+    shmem_team_t team;
+    long long root;
+    if (shoalpy_nargs(fn, nargs, 3, 4) != 0 ||
+        shoalpy_team_arg(nargs > 3 ? args[3] : NULL, fn, &team) != 0 ||
+        coll_arrays(fn, args[0], args[1], &d, &s) != 0 ||
+        shoalpy_int_arg(args[2], fn, "root", &root) != 0)
+        return NULL;
+    const int n = shmem_team_n_pes(team);
+    if (root < 0 || root >= n) {
+        PyErr_Format(shoalpy_error, "%s: PE_root %lld is out of range; the set has %d PEs", fn,
+                     root, n);
+        return NULL;
+    }
+    if (PyArray_SIZE(d) != PyArray_SIZE(s))
+        return size_error(fn, "dest and source must have the same size", PyArray_SIZE(d),
+                          PyArray_SIZE(s), n), NULL;
+    int rc;
+    void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
+    size_t nb = (size_t)PyArray_NBYTES(s);
+    Py_BEGIN_ALLOW_THREADS
+    rc = shmem_broadcastmem(team, dp, sp, nb, (int)root);
+    Py_END_ALLOW_THREADS
+    return status_result(fn, rc);
+}
+
+/* collect, fcollect, alltoall: (dest, source, team=None). */
+typedef enum { C_COLLECT, C_FCOLLECT, C_ALLTOALL } gather_t;
+
+static PyObject *gather(const char *fn, gather_t kind, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyArrayObject *d, *s;
+    shmem_team_t team;
+    if (shoalpy_nargs(fn, nargs, 2, 3) != 0 ||
+        shoalpy_team_arg(nargs > 2 ? args[2] : NULL, fn, &team) != 0 ||
+        coll_arrays(fn, args[0], args[1], &d, &s) != 0)
+        return NULL;
+    const int n = shmem_team_n_pes(team);
+    const Py_ssize_t dn = PyArray_SIZE(d), sn = PyArray_SIZE(s);
+    const size_t item = (size_t)PyArray_ITEMSIZE(s);
+    void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
+    int rc = 0;
+    switch (kind) {
+    case C_FCOLLECT:
+        if (dn != sn * n)
+            return size_error(fn, "dest must hold team size x source elements", dn, sn, n), NULL;
+        Py_BEGIN_ALLOW_THREADS
+        rc = shmem_fcollectmem(team, dp, sp, (size_t)sn * item);
+        Py_END_ALLOW_THREADS
+        break;
+    case C_ALLTOALL:
+        if (dn != sn || sn % n != 0)
+            return size_error(fn, "dest and source must have the same size, a multiple of the "
+                              "team size", dn, sn, n), NULL;
+        Py_BEGIN_ALLOW_THREADS
+        rc = shmem_alltoallmem(team, dp, sp, (size_t)(sn / n) * item);
+        Py_END_ALLOW_THREADS
+        break;
+    case C_COLLECT: {
+        /* The library cannot tell that dest is too small, so the sizes are
+         * gathered first (one fcollect on the team's scratch words). */
+        size_t total = 0;
+        size_t *c = shoalpy_collect_counts(team, (size_t)sn);
+        if (c == NULL)
+            return NULL;
+        for (int i = 0; i < n; i++)
+            total += c[i];
+        if ((size_t)dn < total)
+            return size_error(fn, "dest must hold the sum of every PE's source size", dn,
+                              (Py_ssize_t)total, n), NULL;
+        Py_BEGIN_ALLOW_THREADS
+        rc = shmem_collectmem(team, dp, sp, (size_t)sn * item);
+        Py_END_ALLOW_THREADS
+        break;
+    }
+    }
+    return status_result(fn, rc);
+}
+
+static PyObject *py_collect(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    return gather("shoal.collect", C_COLLECT, args, nargs);
+}
+static PyObject *py_fcollect(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    return gather("shoal.fcollect", C_FCOLLECT, args, nargs);
+}
+static PyObject *py_alltoall(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    return gather("shoal.alltoall", C_ALLTOALL, args, nargs);
+}
+
+static PyObject *py_alltoalls(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *fn = "shoal.alltoalls";
+    PyArrayObject *d, *s;
+    shmem_team_t team;
+    long long dst, sst, ne;
+    if (shoalpy_nargs(fn, nargs, 5, 6) != 0 ||
+        shoalpy_team_arg(nargs > 5 ? args[5] : NULL, fn, &team) != 0 ||
+        coll_arrays(fn, args[0], args[1], &d, &s) != 0 ||
+        shoalpy_int_arg(args[2], fn, "dst", &dst) || shoalpy_int_arg(args[3], fn, "sst", &sst) ||
+        shoalpy_int_arg(args[4], fn, "nelems", &ne))
+        return NULL;
+    const int n = shmem_team_n_pes(team);
+    if (dst < 1 || sst < 1 || ne < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: dst and sst must be >= 1 and nelems >= 0", fn);
+        return NULL;
+    }
+    const long long last = ne * n - 1;
+    if (ne > 0 && (PyArray_SIZE(d) <= last * dst || PyArray_SIZE(s) <= last * sst))
+        return size_error(fn, "dest needs (nelems x team size - 1) x dst + 1 elements and source "
+                          "the same with sst", PyArray_SIZE(d), PyArray_SIZE(s), n), NULL;
+    int rc;
+    void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
+    Py_BEGIN_ALLOW_THREADS
+    switch (PyArray_ITEMSIZE(s)) {
+    case 1: rc = shmem_uint8_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
+    case 2: rc = shmem_uint16_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
+    case 4: rc = shmem_uint32_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
+    case 8: rc = shmem_uint64_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
+    default: rc = -2; break;
+    }
+    Py_END_ALLOW_THREADS
+    if (rc == -2) {
+        PyErr_Format(PyExc_TypeError, "%s: elements of 1, 2, 4 or 8 bytes only", fn);
+        return NULL;
+    }
+    return status_result(fn, rc);
+}
+
+static const char *const op_names[SHOALPY_OP_COUNT] = {"and", "or", "xor", "max", "min",
+                                                       "sum", "prod", "inscan", "exscan"};
+static const char *const op_family[SHOALPY_OP_COUNT] = {
+    "bitwise reduction", "bitwise reduction", "bitwise reduction", "min/max reduction",
+    "min/max reduction", "arithmetic reduction", "arithmetic reduction", "scan", "scan"};
+
+static PyObject *reduce_call(const char *fn, shoalpy_op_t op, PyObject *d_obj, PyObject *s_obj,
+                             PyObject *team_obj)
+{
+    PyArrayObject *d, *s;
+    shmem_team_t team;
+    if (shoalpy_team_arg(team_obj, fn, &team) != 0 || coll_arrays(fn, d_obj, s_obj, &d, &s) != 0)
+        return NULL;
+    shoalpy_reduce_fn f = shoalpy_types[PyArray_TYPE(s)].reduce[op];
+    if (f == NULL)
+        return shoalpy_dtype_error(fn, s, op_family[op]), NULL;
+    if (PyArray_SIZE(d) != PyArray_SIZE(s))
+        return size_error(fn, "dest and source must have the same size", PyArray_SIZE(d),
+                          PyArray_SIZE(s), shmem_team_n_pes(team)), NULL;
+    int rc;
+    void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
+    size_t n = (size_t)PyArray_SIZE(s);
+    Py_BEGIN_ALLOW_THREADS
+    rc = f(team, dp, sp, n);
+    Py_END_ALLOW_THREADS
+    return status_result(fn, rc);
+}
+
+static PyObject *py_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *fn = "shoal.reduce";
+    if (shoalpy_nargs(fn, nargs, 3, 4) != 0)
+        return NULL;
+    if (!PyUnicode_Check(args[2])) {
+        PyErr_Format(PyExc_TypeError, "%s: op must be a string (and, or, xor, max, min, sum, "
+                     "prod)", fn);
+        return NULL;
+    }
+    const char *name = PyUnicode_AsUTF8(args[2]);
+    if (name == NULL)
+        return NULL;
+    for (int op = 0; op <= SHOALPY_OP_PROD; op++)
+        if (strcmp(name, op_names[op]) == 0)
+            return reduce_call(fn, (shoalpy_op_t)op, args[0], args[1], nargs > 3 ? args[3] : NULL);
+    PyErr_Format(PyExc_ValueError, "%s: op %R is not one of and, or, xor, max, min, sum, prod", fn,
+                 args[2]);
+    return NULL;
+}
+
+static PyObject *py_inscan(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (shoalpy_nargs("shoal.inscan", nargs, 2, 3) != 0)
+        return NULL;
+    return reduce_call("shoal.inscan", SHOALPY_OP_INSCAN, args[0], args[1],
+                       nargs > 2 ? args[2] : NULL);
+}
+
+static PyObject *py_exscan(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (shoalpy_nargs("shoal.exscan", nargs, 2, 3) != 0)
+        return NULL;
+    return reduce_call("shoal.exscan", SHOALPY_OP_EXSCAN, args[0], args[1],
+                       nargs > 2 ? args[2] : NULL);
+}
+
+static PyObject *py_sync(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    shmem_team_t team;
+    if (shoalpy_nargs("shoal.sync", nargs, 0, 1) != 0 ||
+        shoalpy_team_arg(nargs > 0 ? args[0] : NULL, "shoal.sync", &team) != 0)
+        return NULL;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = shmem_team_sync(team);
+    Py_END_ALLOW_THREADS
+    return status_result("shoal.sync", rc);
+}
+
+PyMethodDef shoalpy_coll_methods[] = {
+    SHOALPY_FASTCALL("broadcast", py_broadcast,
+                     "broadcast(dest, source, root, team=None): root's source into every dest."),
+    SHOALPY_FASTCALL("collect", py_collect,
+                     "collect(dest, source, team=None): concatenate every PE's source (sizes "
+                     "may differ) in team order."),
+    SHOALPY_FASTCALL("fcollect", py_fcollect,
+                     "fcollect(dest, source, team=None): concatenate equal-size sources."),
+    SHOALPY_FASTCALL("alltoall", py_alltoall,
+                     "alltoall(dest, source, team=None): block j of source goes to PE j."),
+    SHOALPY_FASTCALL("alltoalls", py_alltoalls,
+                     "alltoalls(dest, source, dst, sst, nelems, team=None): strided alltoall."),
+    SHOALPY_FASTCALL("reduce", py_reduce,
+                     "reduce(dest, source, op, team=None): elementwise op over the team; op is "
+                     "'and', 'or', 'xor', 'max', 'min', 'sum' or 'prod'."),
+    SHOALPY_FASTCALL("inscan", py_inscan, "inscan(dest, source, team=None): inclusive sum scan."),
+    SHOALPY_FASTCALL("exscan", py_exscan, "exscan(dest, source, team=None): exclusive sum scan."),
+    SHOALPY_FASTCALL("sync", py_sync, "sync(team=None): synchronize the team's PEs."),
+    {NULL, NULL, 0, NULL},
+};
