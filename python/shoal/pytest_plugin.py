@@ -71,16 +71,24 @@ def pytest_cmdline_main(config):
 
 
 _flags = None
+_calls = 0
 
 
 def _agree(failed):
-    """Every PE's failed flag, in PE order (collective over TEAM_WORLD)."""
-    global _flags
+    """Every PE's failed flag, in PE order (collective over TEAM_WORLD).
+
+    Two destination arrays alternate by call: a PE may enter the next
+    fcollect (and write into its peers' dest) while a slower peer is still
+    reading the last one's result, but never two calls ahead."""
+    global _flags, _calls
     import numpy as np
     import shoal
     if _flags is None:
-        _flags = (shoal.zeros(1, np.int32), shoal.zeros(shoal.n_pes(), np.int32))
-    src, dest = _flags
+        _flags = (shoal.zeros(1, np.int32),
+                  (shoal.zeros(shoal.n_pes(), np.int32), shoal.zeros(shoal.n_pes(), np.int32)))
+    src, dests = _flags
+    dest = dests[_calls % 2]
+    _calls += 1
     src[0] = 1 if failed else 0
     shoal.fcollect(dest, src)
     return [pe for pe in range(shoal.n_pes()) if dest[pe]]

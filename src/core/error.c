@@ -105,4 +105,3 @@ int shmemx_addr_check(const char *fn, const char *what, const void *addr, size_t
         snprintf(msg, msglen, "%s", buf);
     return -1;
 }
-}
