@@ -1,6 +1,8 @@
 /*
  * Symmetric memory management entry points.
  */
+#include <stdatomic.h>
+
 #include <shmem.h>
 
 #include "core/alloc.h"
@@ -50,11 +52,15 @@ void shmem_free(void *ptr)
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
-    /* Every hint is satisfied by ordinary heap memory on one host. */
-    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
-        shoal_fatal("shmem_malloc_with_hints: hints 0x%lx has unknown bits; use 0 or "
-                    "SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE",
-                    (unsigned long)hints);
+    /* Every hint is satisfied by ordinary heap memory on one host; one this
+     * library does not know is treated like 0, as the spec allows. */
+    static atomic_int told;
+    if ((hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)) &&
+        atomic_exchange(&told, 1) == 0)
+        SHOAL_INFO("shmem_malloc_with_hints: hints 0x%lx has bits Shoal does not know; "
+                   "allocating as shmem_malloc does (known hints: SHMEM_MALLOC_ATOMICS_REMOTE, "
+                   "SHMEM_MALLOC_SIGNAL_REMOTE); logged once",
+                   (unsigned long)hints);
     return shoal_alloc_collective(__func__, size, 0, 0, NULL);
 }
 

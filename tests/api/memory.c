@@ -5,7 +5,8 @@
  *    align (alignment honoured, 8 B .. 64 KiB) / realloc (contents kept when
  *    growing and shrinking) / free (including free(NULL));
  *  - (1.5) shmem_malloc_with_hints with 0, SHMEM_MALLOC_ATOMICS_REMOTE and
- *    SHMEM_MALLOC_SIGNAL_REMOTE, used as AMO targets;
+ *    SHMEM_MALLOC_SIGNAL_REMOTE, used as AMO targets, and with a hint value
+ *    the library does not know, which allocates as shmem_malloc does;
  *  - many allocations of varied sizes, written through the neighbour with
  *    per-block patterns, then half freed and reallocated: no two blocks may
  *    overlap and every block must be reachable remotely;
@@ -150,6 +151,24 @@ static void hints(void) {
     shmem_barrier_all();
     CHECK_EQ("atomics on a hinted block", shmem_uint64_atomic_fetch(&p[1], 0),
              (uint64_t)60 * npes);
+    shmem_barrier_all();
+    shmem_free(p);
+  }
+  /* A hint the library does not know: allocated like shmem_malloc (the spec
+   * lets an implementation that cannot optimize ignore the hints). */
+  long unknown[2] = {(long)1 << 20, (long)1 << 20 | SHMEM_MALLOC_ATOMICS_REMOTE};
+  for (int h = 0; h < 2; h++) {
+    long *p = shmem_malloc_with_hints(2 * sizeof(long), unknown[h]);
+    CHECK(p, "shmem_malloc_with_hints(hint 0x%lx) returned NULL", unknown[h]);
+    p[0] = 0;
+    p[1] = 7000 + shmem_my_pe();
+    shmem_barrier_all();
+    shmem_long_atomic_add(&p[0], shmem_my_pe() + 1, 0);
+    CHECK_EQ("unknown-hint block read from the right", shmem_long_g(&p[1], sht_right()),
+             7000L + sht_right());
+    shmem_barrier_all();
+    CHECK_EQ("atomics on an unknown-hint block", shmem_long_atomic_fetch(&p[0], 0),
+             (long)npes * (npes + 1) / 2);
     shmem_barrier_all();
     shmem_free(p);
   }

@@ -47,6 +47,16 @@ expect bad_cmp nonzero "shmem_long_wait_until" "cmp 42"
 expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
+SHOAL_LOG_LEVEL=2
+export SHOAL_LOG_LEVEL
+expect unknown_hint zero "shmem_malloc_with_hints: hints 0x100000 has bits Shoal does not know" "allocating as shmem_malloc does"
+unset SHOAL_LOG_LEVEL
+# Three calls, one line per PE.
+said=$(grep -c "hints 0x100000 has bits" "$out")
+if [ "$said" -ne "$npes" ]; then
+    echo "FAIL unknown_hint: the hint was logged $said times at $npes PEs, expected once per PE"
+    failures=$((failures + 1))
+fi
 if [ "$npes" -gt 1 ]; then
     expect malloc_mismatch nonzero "shmem_malloc" "PE $((npes - 1)) asked for 2048 bytes" "PE 0 asked for 1024 bytes"
 fi
