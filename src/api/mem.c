@@ -8,6 +8,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "util/env.h"
 #include "util/log.h"
 
 void *shmem_malloc(size_t size)
@@ -27,12 +28,20 @@ void *shmem_calloc(size_t count, size_t size)
 
 void *shmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-        shoal_fatal("shmem_align: alignment %zu is not a power of two", alignment);
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        shoal_alloc_collective_refuse(__func__, size, alignment);
+        if (shoal.my_pe == 0 || shoal_env.debug)
+            SHOAL_ERROR("shmem_align: alignment %zu is not a power of two; returning NULL on "
+                        "every PE; pass a power of two such as 8, 64 or 4096",
+                        alignment);
+        return NULL;
+    }
     if (alignment > SHOAL_HEAP_SEGMENT_ALIGN) {
-        SHOAL_WARN("shmem_align: alignment %zu is larger than the %zu bytes Shoal can keep "
-                   "symmetric; returning NULL",
-                   alignment, SHOAL_HEAP_SEGMENT_ALIGN);
+        shoal_alloc_collective_refuse(__func__, size, alignment);
+        if (shoal.my_pe == 0 || shoal_env.debug)
+            SHOAL_WARN("shmem_align: alignment %zu is larger than the %zu bytes Shoal can keep "
+                       "symmetric; returning NULL on every PE; pass an alignment of at most %zu",
+                       alignment, SHOAL_HEAP_SEGMENT_ALIGN, SHOAL_HEAP_SEGMENT_ALIGN);
         return NULL;
     }
     return shoal_alloc_collective(__func__, size, alignment, 0, NULL);

@@ -7,6 +7,8 @@
  *  - (1.5) shmem_malloc_with_hints with 0, SHMEM_MALLOC_ATOMICS_REMOTE and
  *    SHMEM_MALLOC_SIGNAL_REMOTE, used as AMO targets, and with a hint value
  *    the library does not know, which allocates as shmem_malloc does;
+ *  - shmem_align with alignment 0 or a non-power of two returns NULL on
+ *    every PE and the heap stays usable and symmetric afterwards;
  *  - many allocations of varied sizes, written through the neighbour with
  *    per-block patterns, then half freed and reallocated: no two blocks may
  *    overlap and every block must be reachable remotely;
@@ -177,6 +179,33 @@ static void hints(void) {
   shmem_barrier_all();
 }
 #endif
+
+/* ---- shmem_align corners --------------------------------------------------- */
+
+/* An alignment of 0 or one that is not a power of two: NULL on every PE (as
+ * other implementations do), and the heap goes on working symmetrically. */
+static void align_corners(void) {
+  int npes = shmem_n_pes();
+  static long nulls;
+  nulls = 0;
+  shmem_barrier_all();
+  size_t bad[4] = {0, 3, 24, 1000};
+  for (int i = 0; i < 4; i++) {
+    void *p = shmem_align(bad[i], 256);
+    CHECK(p == NULL, "shmem_align(%zu, 256) returned %p, expected NULL", bad[i], p);
+    shmem_long_atomic_inc(&nulls, 0);
+  }
+  long *q = shmem_align(64, 4 * sizeof(long));
+  CHECK(q, "shmem_align(64) returned NULL after refused alignments");
+  CHECK(((uintptr_t)q % 64) == 0, "shmem_align(64) returned %p", (void *)q);
+  q[0] = 500 + shmem_my_pe();
+  shmem_barrier_all();
+  CHECK_EQ("refused alignments seen by PE 0", shmem_long_atomic_fetch(&nulls, 0), 4L * npes);
+  CHECK_EQ("aligned block after refusals, read from the right", shmem_long_g(&q[0], sht_right()),
+           500L + sht_right());
+  shmem_barrier_all();
+  shmem_free(q);
+}
 
 /* ---- many blocks of varied sizes ----------------------------------------- */
 
@@ -396,6 +425,7 @@ int main(void) {
 #if SHOAL_TEST_HAVE_15
   hints();
 #endif
+  align_corners();
   many_blocks();
   accessibility();
   exhaustion();

@@ -47,6 +47,7 @@ expect bad_cmp nonzero "shmem_long_wait_until" "cmp 42"
 expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
+expect bad_align zero "shmem_align: alignment 3 is not a power of two" "returning NULL on every PE" "pass a power of two"
 SHOAL_LOG_LEVEL=2
 export SHOAL_LOG_LEVEL
 expect unknown_hint zero "shmem_malloc_with_hints: hints 0x100000 has bits Shoal does not know" "allocating as shmem_malloc does"
