@@ -13,6 +13,10 @@ lib=$(ls -d "$prefix"/lib* | head -n 1)
 "$prefix/bin/shoalcc" -O2 "$src/examples/counter.c" -o "$prefix/counter_cc"
 "$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc"
 
+# An older program that includes the deprecated-annex <mpp/shmem.h>.
+"$prefix/bin/shoalcc" -O2 "$src/tests/programs/mpp_ring.c" -o "$prefix/mpp_ring"
+"$prefix/bin/shoalrun" -n 4 "$prefix/mpp_ring"
+
 PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 "$src/examples/ring.c" -o "$prefix/ring_pc" \
     $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs shoal)
 "$prefix/bin/shoalrun" -n 3 "$prefix/ring_pc"
