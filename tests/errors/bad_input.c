@@ -79,6 +79,19 @@ int main(int argc, char **argv)
         shmem_free(heap);
         shmem_finalize();
         return 0;
+    } else if (strcmp(mode, "outside_set") == 0) {
+        /* Not fatal (unless SHMEM_DEBUG): PEs 1.. are outside the active set
+         * {0} and return at once; one warning per call site, here two. */
+        static long psync[SHMEM_BARRIER_SYNC_SIZE];
+        for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+            psync[i] = SHMEM_SYNC_VALUE;
+        shmem_barrier_all();
+        for (int i = 0; i < 3; i++)
+            shmem_barrier(0, 0, 1, psync);
+        shmem_barrier(0, 0, 1, psync);
+        shmem_free(heap);
+        shmem_finalize();
+        return 0;
     } else {
         fprintf(stderr, "unknown mode '%s'\n", mode);
         return 2;

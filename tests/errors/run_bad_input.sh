@@ -59,6 +59,16 @@ if [ "$said" -ne "$npes" ]; then
     failures=$((failures + 1))
 fi
 if [ "$npes" -gt 1 ]; then
+    expect outside_set zero "shmem_barrier: PE 1 is not in the active set (PE_start 0, logPE_stride 0, PE_size 1)" "returning at once" "once per call site"
+    said=$(grep -c "is not in the active set" "$out")
+    if [ "$said" -ne $((2 * (npes - 1))) ]; then
+        echo "FAIL outside_set: $said warnings from $((npes - 1)) outside PEs at 2 call sites, expected $((2 * (npes - 1)))"
+        failures=$((failures + 1))
+    fi
+    SHMEM_DEBUG=1
+    export SHMEM_DEBUG
+    expect outside_set nonzero "shmem_barrier: PE [0-9]* is not in the active set" "SHMEM_DEBUG makes this fatal"
+    unset SHMEM_DEBUG
     expect malloc_mismatch nonzero "shmem_malloc" "PE $((npes - 1)) asked for 2048 bytes" "PE 0 asked for 1024 bytes"
 fi
 
