@@ -25,11 +25,25 @@ foreach(kind build install)
     set(lib ${SHOAL_INSTALL_LIB})
     set(dir ${PROJECT_BINARY_DIR}/install-tools)
   endif()
-  shoal_make_wrapper(shoalcc CC cc ${inc} ${lib} ${dir}/shoalcc)
-  shoal_make_wrapper(shoalc++ CXX c++ ${inc} ${lib} ${dir}/shoalc++)
+  shoal_make_wrapper(shoalcc CC ${CMAKE_C_COMPILER} ${inc} ${lib} ${dir}/shoalcc)
+  shoal_make_wrapper(shoalc++ CXX ${CMAKE_CXX_COMPILER} ${inc} ${lib} ${dir}/shoalc++)
 endforeach()
 install(PROGRAMS ${PROJECT_BINARY_DIR}/install-tools/shoalcc ${PROJECT_BINARY_DIR}/install-tools/shoalc++
   DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The names OpenSHMEM build scripts look for, as links to Shoal's tools: in
+# the build tree (tools/) always, in the install tree unless turned off.
+option(SHOAL_INSTALL_OSH_NAMES "Install oshcc, oshc++, oshCC, oshcxx and oshrun links" ON)
+set(SHOAL_OSH_LINKS oshcc:shoalcc oshc++:shoalc++ oshCC:shoalc++ oshcxx:shoalc++ oshrun:shoalrun)
+foreach(pair IN LISTS SHOAL_OSH_LINKS)
+  string(REPLACE ":" ";" pair "${pair}")
+  list(GET pair 0 link)
+  list(GET pair 1 tool)
+  file(CREATE_LINK ${tool} ${PROJECT_BINARY_DIR}/tools/${link} SYMBOLIC)
+  if(SHOAL_INSTALL_OSH_NAMES)
+    install(CODE "file(CREATE_LINK ${tool} \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/${link}\" SYMBOLIC)")
+  endif()
+endforeach()
 
 file(RELATIVE_PATH SHOAL_PC_TO_PREFIX /p/${CMAKE_INSTALL_LIBDIR}/pkgconfig /p)
 configure_file(${PROJECT_SOURCE_DIR}/tools/shoal.pc.in ${PROJECT_BINARY_DIR}/shoal.pc @ONLY)

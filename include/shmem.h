@@ -302,6 +302,8 @@ SHMEM_LEGACY_AMO_TYPES(SHMEM_DECL_AMO_LEGACY, unused)
     SHMEM_API TYPE shmem_##NAME##_swap(TYPE *dest, TYPE value, int pe);
 SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_LEGACY_EXTENDED, unused)
 #undef SHMEM_DECL_AMO_LEGACY_EXTENDED
+/* The pre-1.3 untyped swap on a long, kept for C99 and C++ callers and the ABI; in C11
+ * shmem/generic.h replaces it with the generic shmem_swap over the extended AMO types. */
 SHMEM_API long shmem_swap(long *dest, long value, int pe);
 
 /* ---- memory ordering -------------------------------------------------------- */

@@ -73,6 +73,21 @@ void shmem_generic_unsupported_type__()
 #define shmem_atomic_fetch_or_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_or_nbi, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...) SHMEM_G_SELECT(SHMEM_BITWISE_AMO_GENERIC, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_xor_nbi, __VA_ARGS__)
 
+/* The deprecated (OpenSHMEM 1.3) generic AMO names, over the same types
+ * as their shmem_atomic_* replacements: fetch, set and swap take the
+ * extended AMO types, the others the standard AMO types. Each selects the
+ * typed shmem_TYPENAME_atomic_* routine, so an int is swapped as 4 bytes and
+ * a type outside the table is a compile error, never a wider access. This
+ * shmem_swap replaces, in C11, the long-only shmem_swap of shmem.h. */
+#define shmem_fetch(...) SHMEM_G_SELECT(SHMEM_EXTENDED_AMO_BASE, SHMEM_G_ROW_CONST, SHMEM_G_CTX_ROW_CONST, atomic_fetch, __VA_ARGS__)
+#define shmem_set(...) SHMEM_G_SELECT(SHMEM_EXTENDED_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_set, __VA_ARGS__)
+#define shmem_swap(...) SHMEM_G_SELECT(SHMEM_EXTENDED_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_swap, __VA_ARGS__)
+#define shmem_cswap(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_compare_swap, __VA_ARGS__)
+#define shmem_finc(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_inc(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_inc, __VA_ARGS__)
+#define shmem_fadd(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_fetch_add, __VA_ARGS__)
+#define shmem_add(...) SHMEM_G_SELECT(SHMEM_STANDARD_AMO_BASE, SHMEM_G_ROW, SHMEM_G_CTX_ROW, atomic_add, __VA_ARGS__)
+
 /* Point-to-point synchronization */
 #define shmem_wait_until(...) SHMEM_G_SELECT_NOCTX(SHMEM_SYNC_BASE, wait_until, __VA_ARGS__)
 #define shmem_wait_until_all(...) SHMEM_G_SELECT_NOCTX(SHMEM_SYNC_BASE, wait_until_all, __VA_ARGS__)

@@ -106,7 +106,7 @@
 
 /* Reduction tables (team-based). Bitwise ops: the unsigned and fixed-width
  * integer types; MAX/MIN: every integer and real type; SUM/PROD: those plus
- * the complex types (C only: C++ has no _Complex). */
+ * the complex types. */
 #define SHMEM_REDUCE_UNSIGNED_BASE(X, ...)                                                     \
     X(unsigned char, uchar, __VA_ARGS__)                                                       \
     X(unsigned short, ushort, __VA_ARGS__)                                                     \
@@ -141,12 +141,19 @@
     SHMEM_REDUCE_MINMAX_BASE(X, __VA_ARGS__)                                                   \
     X(ptrdiff_t, ptrdiff, __VA_ARGS__)                                                         \
     SHMEM_REDUCE_FIXED_ALIAS(X, __VA_ARGS__)
+/* C++ has no _Complex: there the complex routines take std::complex<double>
+ * and std::complex<float>, which have the layout of double _Complex and float
+ * _Complex (an array of the real and imaginary part), so C++ callers pass a
+ * std::complex<T> * to the same C symbols. */
 #ifndef __cplusplus
 #define SHMEM_REDUCE_COMPLEX(X, ...)                                                           \
     X(double _Complex, complexd, __VA_ARGS__)                                                  \
     X(float _Complex, complexf, __VA_ARGS__)
 #else
-#define SHMEM_REDUCE_COMPLEX(X, ...)
+#include <complex>
+#define SHMEM_REDUCE_COMPLEX(X, ...)                                                           \
+    X(std::complex<double>, complexd, __VA_ARGS__)                                             \
+    X(std::complex<float>, complexf, __VA_ARGS__)
 #endif
 #define SHMEM_REDUCE_ARITH_BASE(X, ...)                                                        \
     SHMEM_REDUCE_MINMAX_BASE(X, __VA_ARGS__) SHMEM_REDUCE_COMPLEX(X, __VA_ARGS__)

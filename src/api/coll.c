@@ -11,6 +11,11 @@
 #include "core/team.h"
 
 #define TEAM_SET(fn, team) (shoal_team_check(fn, team), &(team)->set)
+/* In an active-set routine: 0 when this PE is not in the set (warned once
+ * per user call site), and the routine returns at once. */
+#define ACTIVE_SET(set_p)                                                                      \
+    shoal_active_set(__func__, PE_start, logPE_stride, PE_size, __builtin_return_address(0),  \
+                     set_p)
 
 static void check_root(const char *fn, const shoal_peset_t *set, int root)
 {
@@ -130,7 +135,9 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
                                       int PE_start, int logPE_stride, int PE_size, TYPE *pWrk, \
                                       long *pSync)                                             \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         (void)pWrk; /* the algorithms need no symmetric work array */                         \
         if (nreduce < 0)                                                                       \
             shoal_fatal("%s: nreduce %d is negative", __func__, nreduce);                      \
@@ -197,14 +204,18 @@ void shmem_sync_all(void)
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);
+    shoal_peset_t set;
+    if (!ACTIVE_SET(&set))
+        return;
     shoal_quiet(__func__);
     shoal_coll_barrier(&set, (uint64_t *)pSync);
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);
+    shoal_peset_t set;
+    if (!ACTIVE_SET(&set))
+        return;
     shoal_coll_barrier(&set, (uint64_t *)pSync);
 }
 
@@ -213,7 +224,9 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,     \
                                int PE_start, int logPE_stride, int PE_size, long *pSync)       \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         check_root(__func__, &set, PE_root);                                                   \
         shoal_coll_broadcast(__func__, &set, (uint64_t *)pSync, dest, source,                  \
                              nelems * (BITS / 8), PE_root, 0);                                 \
@@ -221,21 +234,27 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,      \
                              int logPE_stride, int PE_size, long *pSync)                       \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         shoal_coll_collect(__func__, &set, (uint64_t *)pSync, dest, source,                    \
                            nelems * (BITS / 8));                                               \
     }                                                                                          \
     void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
                               int logPE_stride, int PE_size, long *pSync)                      \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         shoal_coll_fcollect(__func__, &set, (uint64_t *)pSync, dest, source,                   \
                             nelems * (BITS / 8));                                              \
     }                                                                                          \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
                               int logPE_stride, int PE_size, long *pSync)                      \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         shoal_coll_alltoall(__func__, &set, (uint64_t *)pSync, dest, source,                   \
                             nelems * (BITS / 8));                                              \
     }                                                                                          \
@@ -243,7 +262,9 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
                                size_t nelems, int PE_start, int logPE_stride, int PE_size,     \
                                long *pSync)                                                    \
     {                                                                                          \
-        shoal_peset_t set = shoal_active_set(__func__, PE_start, logPE_stride, PE_size);       \
+        shoal_peset_t set;                                                                     \
+        if (!ACTIVE_SET(&set))                                                                 \
+            return;                                                                            \
         shoal_coll_alltoalls(__func__, &set, (uint64_t *)pSync, dest, source, dst, sst,        \
                              BITS / 8, nelems);                                                \
     }

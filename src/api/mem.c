@@ -1,11 +1,14 @@
 /*
  * Symmetric memory management entry points.
  */
+#include <stdatomic.h>
+
 #include <shmem.h>
 
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "util/env.h"
 #include "util/log.h"
 
 void *shmem_malloc(size_t size)
@@ -25,12 +28,20 @@ void *shmem_calloc(size_t count, size_t size)
 
 void *shmem_align(size_t alignment, size_t size)
 {
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
-        shoal_fatal("shmem_align: alignment %zu is not a power of two", alignment);
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        shoal_alloc_collective_refuse(__func__, size, alignment);
+        if (SHOAL_MY_PE == 0 || shoal_env.debug)
+            SHOAL_ERROR("shmem_align: alignment %zu is not a power of two; returning NULL on "
+                        "every PE; pass a power of two such as 8, 64 or 4096",
+                        alignment);
+        return NULL;
+    }
     if (alignment > SHOAL_HEAP_SEGMENT_ALIGN) {
-        SHOAL_WARN("shmem_align: alignment %zu is larger than the %zu bytes Shoal can keep "
-                   "symmetric; returning NULL",
-                   alignment, SHOAL_HEAP_SEGMENT_ALIGN);
+        shoal_alloc_collective_refuse(__func__, size, alignment);
+        if (SHOAL_MY_PE == 0 || shoal_env.debug)
+            SHOAL_WARN("shmem_align: alignment %zu is larger than the %zu bytes Shoal can keep "
+                       "symmetric; returning NULL on every PE; pass an alignment of at most %zu",
+                       alignment, SHOAL_HEAP_SEGMENT_ALIGN, SHOAL_HEAP_SEGMENT_ALIGN);
         return NULL;
     }
     return shoal_alloc_collective(__func__, size, alignment, 0, NULL);
@@ -50,11 +61,15 @@ void shmem_free(void *ptr)
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
-    /* Every hint is satisfied by ordinary heap memory on one host. */
-    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
-        shoal_fatal("shmem_malloc_with_hints: hints 0x%lx has unknown bits; use 0 or "
-                    "SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE",
-                    (unsigned long)hints);
+    /* Every hint is satisfied by ordinary heap memory on one host; one this
+     * library does not know is treated like 0, as the spec allows. */
+    static atomic_int told;
+    if ((hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)) &&
+        atomic_exchange(&told, 1) == 0)
+        SHOAL_INFO("shmem_malloc_with_hints: hints 0x%lx has bits Shoal does not know; "
+                   "allocating as shmem_malloc does (known hints: SHMEM_MALLOC_ATOMICS_REMOTE, "
+                   "SHMEM_MALLOC_SIGNAL_REMOTE); logged once",
+                   (unsigned long)hints);
     return shoal_alloc_collective(__func__, size, 0, 0, NULL);
 }
 

@@ -111,8 +111,12 @@ void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, 
                      const void *source, size_t count, const shoal_reduce_op_t *op,
                      int inclusive);
 
-/* The active set (PE_start, logPE_stride, PE_size) as a PE set; ends the job
- * with a message naming `fn` if it is malformed or this PE is not in it. */
-shoal_peset_t shoal_active_set(const char *fn, int PE_start, int logPE_stride, int PE_size);
+/* The active set (PE_start, logPE_stride, PE_size) as a PE set, written to
+ * *set_p; ends the job with a message naming `fn` if it is malformed. Returns
+ * 0 when this PE is not in the set: the caller then returns at once, as other
+ * implementations do, after a warning once per call site `caller` (the user's
+ * return address); under SHMEM_DEBUG that ends the job instead. */
+int shoal_active_set(const char *fn, int PE_start, int logPE_stride, int PE_size,
+                     const void *caller, shoal_peset_t *set_p);
 
 #endif

@@ -71,6 +71,16 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
     return ptr;
 }
 
+void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    pthread_mutex_lock(&shoal.lock);
+    check_same_args(fn, size, align);
+    shoal_quiet(fn);
+    shoal_sync_world();
+    pthread_mutex_unlock(&shoal.lock);
+}
+
 void shoal_free_collective(const char *fn, void *ptr)
 {
     SHOAL_REQUIRE_INIT(fn);

@@ -12,6 +12,10 @@
  * are copied and it is freed (realloc). If `zero`, the block is zeroed.
  * Ends with a barrier, so the block is ready everywhere on return. */
 void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero, void *old);
+/* The same collective step for a request refused at the API boundary (an
+ * invalid alignment): checks that every PE passed the same arguments and
+ * synchronizes, but allocates nothing, so every PE returns NULL together. */
+void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align);
 void shoal_free_collective(const char *fn, void *ptr);
 
 /* For SHMEM_DEBUG: ends the job, naming the call, the argument and the

@@ -71,23 +71,33 @@ void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
         shoal_backoff(&b);
 }
 
+/* Where this thread's next ANY scan starts: one past the index it returned
+ * last. The spec requires that a series of calls eventually returns every
+ * index that satisfies the condition; always starting at 0 would return the
+ * lowest match forever. SOME returns every match, so it needs no rotation. */
+static _Thread_local size_t any_next;
+
 /* One pass over the set. For ALL: returns 1 when every included element
- * matches. For ANY: the first matching index or SIZE_MAX. For SOME: the
- * number of matches, written to indices. */
+ * matches. For ANY: the first matching index at or after any_next (wrapping),
+ * or SIZE_MAX. For SOME: the number of matches, written to indices. */
 static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, size_t *indices,
                    const int *status, shoal_dtype_t dt, int cmp, uint64_t value,
                    const char *values)
 {
     size_t found = 0;
-    for (size_t i = 0; i < nelems; i++) {
+    size_t first = mode == SHOAL_WAIT_ANY ? any_next % nelems : 0;
+    for (size_t k = 0; k < nelems; k++) {
+        size_t i = first + k < nelems ? first + k : first + k - nelems;
         if (status != NULL && status[i] != 0)
             continue;
         uint64_t v = values ? load_widened(values + i * dt.size, dt) : value;
         int match = compare(cmp, dt, load_widened(ivars + i * dt.size, dt), v);
         if (mode == SHOAL_WAIT_ALL && !match)
             return 0;
-        if (mode == SHOAL_WAIT_ANY && match)
+        if (mode == SHOAL_WAIT_ANY && match) {
+            any_next = i + 1;
             return i;
+        }
         if (mode == SHOAL_WAIT_SOME && match)
             indices[found++] = i;
     }

@@ -5,7 +5,10 @@
  *    align (alignment honoured, 8 B .. 64 KiB) / realloc (contents kept when
  *    growing and shrinking) / free (including free(NULL));
  *  - (1.5) shmem_malloc_with_hints with 0, SHMEM_MALLOC_ATOMICS_REMOTE and
- *    SHMEM_MALLOC_SIGNAL_REMOTE, used as AMO targets;
+ *    SHMEM_MALLOC_SIGNAL_REMOTE, used as AMO targets, and with a hint value
+ *    the library does not know, which allocates as shmem_malloc does;
+ *  - shmem_align with alignment 0 or a non-power of two returns NULL on
+ *    every PE and the heap stays usable and symmetric afterwards;
  *  - many allocations of varied sizes, written through the neighbour with
  *    per-block patterns, then half freed and reallocated: no two blocks may
  *    overlap and every block must be reachable remotely;
@@ -153,11 +156,56 @@ static void hints(void) {
     shmem_barrier_all();
     shmem_free(p);
   }
+  /* A hint the library does not know: allocated like shmem_malloc (the spec
+   * lets an implementation that cannot optimize ignore the hints). */
+  long unknown[2] = {(long)1 << 20, (long)1 << 20 | SHMEM_MALLOC_ATOMICS_REMOTE};
+  for (int h = 0; h < 2; h++) {
+    long *p = shmem_malloc_with_hints(2 * sizeof(long), unknown[h]);
+    CHECK(p, "shmem_malloc_with_hints(hint 0x%lx) returned NULL", unknown[h]);
+    p[0] = 0;
+    p[1] = 7000 + shmem_my_pe();
+    shmem_barrier_all();
+    shmem_long_atomic_add(&p[0], shmem_my_pe() + 1, 0);
+    CHECK_EQ("unknown-hint block read from the right", shmem_long_g(&p[1], sht_right()),
+             7000L + sht_right());
+    shmem_barrier_all();
+    CHECK_EQ("atomics on an unknown-hint block", shmem_long_atomic_fetch(&p[0], 0),
+             (long)npes * (npes + 1) / 2);
+    shmem_barrier_all();
+    shmem_free(p);
+  }
   CHECK(shmem_malloc_with_hints(0, SHMEM_MALLOC_ATOMICS_REMOTE) == NULL,
         "shmem_malloc_with_hints(0, ...) did not return NULL");
   shmem_barrier_all();
 }
 #endif
+
+/* ---- shmem_align corners --------------------------------------------------- */
+
+/* An alignment of 0 or one that is not a power of two: NULL on every PE (as
+ * other implementations do), and the heap goes on working symmetrically. */
+static void align_corners(void) {
+  int npes = shmem_n_pes();
+  static long nulls;
+  nulls = 0;
+  shmem_barrier_all();
+  size_t bad[4] = {0, 3, 24, 1000};
+  for (int i = 0; i < 4; i++) {
+    void *p = shmem_align(bad[i], 256);
+    CHECK(p == NULL, "shmem_align(%zu, 256) returned %p, expected NULL", bad[i], p);
+    shmem_long_atomic_inc(&nulls, 0);
+  }
+  long *q = shmem_align(64, 4 * sizeof(long));
+  CHECK(q, "shmem_align(64) returned NULL after refused alignments");
+  CHECK(((uintptr_t)q % 64) == 0, "shmem_align(64) returned %p", (void *)q);
+  q[0] = 500 + shmem_my_pe();
+  shmem_barrier_all();
+  CHECK_EQ("refused alignments seen by PE 0", shmem_long_atomic_fetch(&nulls, 0), 4L * npes);
+  CHECK_EQ("aligned block after refusals, read from the right", shmem_long_g(&q[0], sht_right()),
+           500L + sht_right());
+  shmem_barrier_all();
+  shmem_free(q);
+}
 
 /* ---- many blocks of varied sizes ----------------------------------------- */
 
@@ -377,6 +425,7 @@ int main(void) {
 #if SHOAL_TEST_HAVE_15
   hints();
 #endif
+  align_corners();
   many_blocks();
   accessibility();
   exhaustion();

@@ -75,6 +75,34 @@ int main(int argc, char **argv)
         shmem_free(heap);
         shmem_finalize();
         return 0;
+    } else if (strcmp(mode, "unknown_hint") == 0 || strcmp(mode, "bad_align") == 0) {
+        /* Not fatal: a hint Shoal does not know allocates (logged once at
+         * info level); a bad alignment gives NULL on every PE (one error). */
+        for (int i = 0; i < 3; i++) {
+            void *p = mode[0] == 'u' ? shmem_malloc_with_hints(64, 1L << 20)
+                                     : shmem_align(i == 0 ? 3 : 0, 64);
+            if ((mode[0] == 'u') != (p != NULL)) {
+                fprintf(stderr, "FAIL: mode %s call %d returned %p\n", mode, i, p);
+                shmem_global_exit(2);
+            }
+            shmem_free(p);
+        }
+        shmem_free(heap);
+        shmem_finalize();
+        return 0;
+    } else if (strcmp(mode, "outside_set") == 0) {
+        /* Not fatal (unless SHMEM_DEBUG): PEs 1.. are outside the active set
+         * {0} and return at once; one warning per call site, here two. */
+        static long psync[SHMEM_BARRIER_SYNC_SIZE];
+        for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+            psync[i] = SHMEM_SYNC_VALUE;
+        shmem_barrier_all();
+        for (int i = 0; i < 3; i++)
+            shmem_barrier(0, 0, 1, psync);
+        shmem_barrier(0, 0, 1, psync);
+        shmem_free(heap);
+        shmem_finalize();
+        return 0;
     } else {
         fprintf(stderr, "unknown mode '%s'\n", mode);
         return 2;

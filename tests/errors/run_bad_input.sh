@@ -48,8 +48,29 @@ expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
 expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 128 bytes to the end of its symmetric allocation" "writes 200 bytes"
+expect bad_align zero "shmem_align: alignment 3 is not a power of two" "returning NULL on every PE" "pass a power of two"
+SHOAL_LOG_LEVEL=2
+export SHOAL_LOG_LEVEL
+expect unknown_hint zero "shmem_malloc_with_hints: hints 0x100000 has bits Shoal does not know" "allocating as shmem_malloc does"
+unset SHOAL_LOG_LEVEL
+# Three calls, one line per PE.
+said=$(grep -c "hints 0x100000 has bits" "$out")
+if [ "$said" -ne "$npes" ]; then
+    echo "FAIL unknown_hint: the hint was logged $said times at $npes PEs, expected once per PE"
+    failures=$((failures + 1))
+fi
 if [ "$npes" -gt 1 ]; then
     expect debug_collect_overflow nonzero "shmem_collectmem: dest" "has 128 bytes to the end" "writes $((npes * 80)) bytes"
+    expect outside_set zero "shmem_barrier: PE 1 is not in the active set (PE_start 0, logPE_stride 0, PE_size 1)" "returning at once" "once per call site"
+    said=$(grep -c "is not in the active set" "$out")
+    if [ "$said" -ne $((2 * (npes - 1))) ]; then
+        echo "FAIL outside_set: $said warnings from $((npes - 1)) outside PEs at 2 call sites, expected $((2 * (npes - 1)))"
+        failures=$((failures + 1))
+    fi
+    SHMEM_DEBUG=1
+    export SHMEM_DEBUG
+    expect outside_set nonzero "shmem_barrier: PE [0-9]* is not in the active set" "SHMEM_DEBUG makes this fatal"
+    unset SHMEM_DEBUG
     expect malloc_mismatch nonzero "shmem_malloc" "PE $((npes - 1)) asked for 2048 bytes" "PE 0 asked for 1024 bytes"
 fi
 

@@ -13,6 +13,17 @@ lib=$(ls -d "$prefix"/lib* | head -n 1)
 "$prefix/bin/shoalcc" -O2 "$src/examples/counter.c" -o "$prefix/counter_cc"
 "$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc"
 
+# The conventional OpenSHMEM names, as links to Shoal's tools.
+(cd "$prefix" && "$prefix/bin/oshcc" "$src/examples/ring.c" -o ring_osh &&
+    "$prefix/bin/oshrun" -np 4 ./ring_osh | grep -q "token 6 after 4 PEs (expected 6)")
+printf '#include <shmem.h>\nint main(){shmem_init();shmem_finalize();return 0;}\n' > "$prefix/t.cpp"
+for cxx in oshc++ oshCC oshcxx; do "$prefix/bin/$cxx" "$prefix/t.cpp" -o "$prefix/t_$cxx"; done
+"$prefix/bin/oshrun" -np 2 "$prefix/t_oshCC"
+
+# An older program that includes the deprecated-annex <mpp/shmem.h>.
+"$prefix/bin/shoalcc" -O2 "$src/tests/programs/mpp_ring.c" -o "$prefix/mpp_ring"
+"$prefix/bin/shoalrun" -n 4 "$prefix/mpp_ring"
+
 PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 "$src/examples/ring.c" -o "$prefix/ring_pc" \
     $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs shoal)
 "$prefix/bin/shoalrun" -n 3 "$prefix/ring_pc"

@@ -30,6 +30,12 @@ static void print_usage(FILE *f)
             "  --timeout S        end the job after S seconds (fractions allowed; 0: no\n"
             "                     limit) and exit with status 124; the default comes\n"
             "                     from SHOAL_TIMEOUT, else there is no limit\n"
+            "  -x VAR[=VALUE]     set VAR for the PEs (without a value: passed as it is;\n"
+            "                     the PEs get shoalrun's whole environment anyway)\n"
+            "  --bind-to core|none  core: pin PE i to the (i mod n)-th of the n CPUs\n"
+            "                     shoalrun may run on; none: no pinning\n"
+            "  --oversubscribe, --allow-run-as-root, --map-by X\n"
+            "                     accepted for mpirun/oshrun scripts; no effect here\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "  --                 end of options\n"
@@ -131,6 +137,49 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
         if (npes_opt != NULL) {
             if (parse_npes(npes_opt, value, &opts->npes) != 0)
                 return -1;
+            continue;
+        }
+        /* The oshrun/mpirun options that one-host build and test scripts pass. */
+        if (strcmp(arg, "--oversubscribe") == 0 || strcmp(arg, "--allow-run-as-root") == 0) {
+            sr_msg("note: %s has no effect (every PE runs on this host, as any user)", arg);
+            continue;
+        }
+        if (match_valued(arg, "--map-by", argv, argc, &i, &value)) {
+            if (value == NULL) {
+                sr_msg("--map-by expects a value such as core or slot");
+                return -1;
+            }
+            sr_msg("note: --map-by %s has no effect (every PE runs on this host)", value);
+            continue;
+        }
+        if (match_valued(arg, "--bind-to", argv, argc, &i, &value)) {
+            if (value != NULL && strcmp(value, "core") == 0) {
+                opts->bind_core = true;
+            } else if (value != NULL && strcmp(value, "none") == 0) {
+                opts->bind_core = false;
+            } else {
+                sr_msg("--bind-to expects core or none, got '%s'", value ? value : "");
+                return -1;
+            }
+            continue;
+        }
+        if (match_valued(arg, "-x", argv, argc, &i, &value)) {
+            const char *eq = value ? strchr(value, '=') : NULL;
+            if (value == NULL || value[0] == '\0' || value[0] == '=') {
+                sr_msg("-x expects VAR or VAR=VALUE, got '%s'", value ? value : "");
+                return -1;
+            }
+            if (eq != NULL) {
+                char *name = sr_xmalloc((size_t)(eq - value) + 1);
+                memcpy(name, value, (size_t)(eq - value));
+                name[eq - value] = '\0';
+                int rc = setenv(name, eq + 1, 1);
+                free(name);
+                if (rc != 0) {
+                    sr_msg("-x %s: cannot set the variable: %s", value, strerror(errno));
+                    return -1;
+                }
+            }
             continue;
         }
         if (match_valued(arg, "--timeout", argv, argc, &i, &value)) {

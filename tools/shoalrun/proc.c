@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,13 @@ typedef enum {
     STEP_STDIO,
     STEP_FD,
     STEP_ENV,
+    STEP_BIND,
 } child_step_t;
 
 static const char *const step_names[] = {
     [STEP_EXEC] = "exec",          [STEP_SETPGID] = "setpgid", [STEP_PDEATHSIG] = "prctl",
     [STEP_STDIO] = "dup2",         [STEP_FD] = "fcntl",        [STEP_ENV] = "setenv",
+    [STEP_BIND] = "sched_setaffinity (--bind-to core)",
 };
 
 typedef struct {
@@ -60,6 +63,24 @@ typedef struct {
 /* Kept for sr_proc_emergency_exit(), which runs where no job is at hand. */
 static sr_job_t *current_job;
 static struct rlimit original_nofile;
+/* --bind-to core: the CPUs shoalrun may run on, in order; PE i takes
+ * bind_cpus[i % nbind_cpus]. */
+static int *bind_cpus;
+static int nbind_cpus;
+
+static int find_bind_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        sr_msg("--bind-to core: sched_getaffinity: %s; run with --bind-to none", strerror(errno));
+        return -1;
+    }
+    bind_cpus = sr_xmalloc((size_t)CPU_COUNT(&set) * sizeof(*bind_cpus));
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &set))
+            bind_cpus[nbind_cpus++] = c;
+    return 0;
+}
 
 static void close_fd(int *fd)
 {
@@ -123,6 +144,14 @@ static void __attribute__((noreturn)) child_exec(sr_job_t *job, sr_pe_t *pe,
         set_env_int("SHOAL_LOCAL_NPES", job->npes) != 0 ||
         setenv("SHOAL_JOB_ID", job->job_id, 1) != 0)
         child_fail(report, STEP_ENV);
+
+    if (job->opts->bind_core) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(bind_cpus[pe->rank % nbind_cpus], &one);
+        if (sched_setaffinity(0, sizeof(one), &one) != 0)
+            child_fail(report, STEP_BIND);
+    }
 
     (void)setrlimit(RLIMIT_NOFILE, &original_nofile);
     execvp(job->opts->argv[0], job->opts->argv);
@@ -239,6 +268,8 @@ int sr_proc_start(sr_job_t *job)
     current_job = job;
     make_job_id(job);
     if (raise_fd_limit(job->npes) != 0)
+        return 1;
+    if (job->opts->bind_core && find_bind_cpus() != 0)
         return 1;
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) {

@@ -31,6 +31,7 @@ typedef struct {
     int npes;
     bool tag_output;
     double timeout_s; /* 0: no time limit */
+    bool bind_core;   /* --bind-to core: PE i runs on the i % n-th allowed CPU */
     char **argv;      /* the program and its arguments, NULL-terminated */
 } sr_options_t;
 
