@@ -23,9 +23,8 @@ done
 # shellcheck disable=SC2086 # one target per word
 "$src/tests/sanitized_build.sh" run_asan_api address,undefined "$src" "$build" $targets
 
-ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0 ${ASAN_OPTIONS:-}"
-UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1 ${UBSAN_OPTIONS:-}"
-export ASAN_OPTIONS UBSAN_OPTIONS
+# shellcheck source=../sanitizer_verdict.sh
+. "$src/tests/sanitizer_verdict.sh"
 status=0
 for t in $tests; do
     npes="2 4"
@@ -39,14 +38,7 @@ for t in $tests; do
         SHMEM_SYMMETRIC_SIZE=${heap:-${SHMEM_SYMMETRIC_SIZE:-1G}} \
             "$build/tools/shoalrun" -n "$n" --timeout 150 "$build/tests/api/api_$t" >"$log" 2>&1 ||
             rc=$?
-        if [ "$rc" -eq 0 ] && grep -q '^PASS' "$log" &&
-            ! grep -q -E 'Sanitizer|runtime error' "$log"; then
-            echo "run_asan_api: $t np=$n: clean"
-        else
-            echo "run_asan_api: $t np=$n: FAILED (status $rc, log: $log)"
-            grep -m1 -A40 -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$log" || tail -n 40 "$log"
-            status=1
-        fi
+        sanitizer_verdict run_asan_api "$t np=$n" "$rc" "$log" || status=1
     done
 done
 exit "$status"

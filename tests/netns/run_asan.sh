@@ -24,9 +24,8 @@ done
 # shellcheck disable=SC2086 # one target per word
 "$src/tests/sanitized_build.sh" run_asan address,undefined "$src" "$build" $targets
 
-ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0 ${ASAN_OPTIONS:-}"
-UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1 ${UBSAN_OPTIONS:-}"
-export ASAN_OPTIONS UBSAN_OPTIONS
+# shellcheck source=../sanitizer_verdict.sh
+. "$src/tests/sanitizer_verdict.sh"
 status=0
 for p in $programs; do
     name=$(basename "$p")
@@ -40,13 +39,6 @@ for p in $programs; do
         cat "$log"
         exit 77
     fi
-    if [ "$rc" -eq 0 ] && grep -q 'PASS' "$log" &&
-        ! grep -q -E 'Sanitizer|runtime error' "$log"; then
-        echo "run_asan: $name 2x2: clean"
-    else
-        echo "run_asan: $name 2x2: FAILED (status $rc, log: $log)"
-        grep -m1 -A40 -E 'ERROR: (Address|Leak)Sanitizer|runtime error' "$log" || tail -n 40 "$log"
-        status=1
-    fi
+    sanitizer_verdict run_asan "$name 2x2" "$rc" "$log" || status=1
 done
 exit "$status"
