@@ -14,6 +14,10 @@ need="$need slurmctld slurmd slurm-client slurm-wlm-basic-plugins"
 # iproute2: `ip netns` and veths for the namespace cluster (tests/netns), `ss`
 # for the Slurm tests' free ports; minimal Debian images lack it.
 need="$need iproute2"
+# procps: pgrep/pkill, with which the launcher, store and Python fault tests
+# check that no process is left; "important", not "required", so a minimal
+# image may lack it.
+need="$need procps"
 # Debian's Python (/usr/bin/python3) for the Python package (python/): headers,
 # NumPy, pytest for its suites, PyTorch (CPU) for shoal.torch and its example.
 need="$need python3-dev python3-numpy python3-pytest python3-torch"

@@ -32,13 +32,8 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
         shoal_alloc_check_room(fn, "dest", dest, bytes);
 }
 
-/* The barrier over a set is core's (core/barrier.h): the library's own
- * world barrier uses it too. */
-#define shoal_coll_barrier shoal_barrier
-
-/* Completes the non-blocking transfers a collective started (to other
- * hosts; those to PEs of this host are done when issued). */
-static inline void shoal_coll_complete(const char *fn) { shoal_quiet(fn); }
+/* Barriers over a set, the counting wait and shoal_net_complete (the
+ * network transfers a collective started) are core's (core/barrier.h). */
 
 /* The psync words past the barrier counters (SHOAL_PSYNC_WORDS in
  * core/state.h leaves room for them):
@@ -55,7 +50,6 @@ static inline void shoal_coll_complete(const char *fn) { shoal_quiet(fn); }
 #define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
 
-#define shoal_coll_wait_count shoal_wait_count
 
 /* Whether `psync` is a team's synchronization area (library memory, which
  * may keep state between calls) rather than a user's pSync array. */

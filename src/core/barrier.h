@@ -28,6 +28,15 @@ static inline void shoal_quiet(const char *fn)
         shoal_net_quiet(fn);
 }
 
+/* Completes only the network part of what this PE started (collectives:
+ * transfers to PEs of this host are complete once issued, and the
+ * collective's own synchronization orders them). */
+static inline void shoal_net_complete(const char *fn)
+{
+    if (__builtin_expect(shoal_net != NULL, 0))
+        shoal_net_quiet(fn);
+}
+
 /* Orders earlier puts and AMOs to each PE before later ones to the same PE. */
 static inline void shoal_fence(const char *fn)
 {

@@ -34,14 +34,6 @@ void shoal_route_set_row(shoal_route_t *rt, unsigned row, void *base, size_t siz
         rt->nrows = row + 1;
 }
 
-int shoal_route_free_row(const shoal_route_t *rt)
-{
-    for (unsigned r = SHOAL_ROUTE_INLINE_ROWS; r < SHOAL_ROUTE_ROWS; r++)
-        if (rt->row[r].size == 0)
-            return (int)r;
-    return -1;
-}
-
 shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const void *addr,
                                         size_t len, shoal_where_t *w)
 {

@@ -23,7 +23,4 @@ static inline void shoal_route_set_peer(shoal_route_t *rt, int pe, unsigned row,
     rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row] = (uintptr_t)base;
 }
 
-/* A row not yet in use past the predefined ones, or -1. */
-int shoal_route_free_row(const shoal_route_t *rt);
-
 #endif

@@ -43,14 +43,6 @@ typedef enum {
     SHOAL_AMO_SYNC_ADD,
 } shoal_amo_op_t;
 
-/* The operations that return nothing: they are only started (no reply is
- * waited for), and quiet completes them. */
-static inline int shoal_amo_is_post(shoal_amo_op_t op)
-{
-    return op == SHOAL_AMO_SET || op == SHOAL_AMO_ADD || op == SHOAL_AMO_AND ||
-           op == SHOAL_AMO_OR || op == SHOAL_AMO_XOR || op == SHOAL_AMO_SYNC_ADD;
-}
-
 typedef struct shoal_transport shoal_transport_t;
 
 /* Where a remote access lands: row and byte offset of the route table. */
@@ -75,8 +67,8 @@ typedef struct {
                                  const void *source, size_t len, shoal_remote_t sig,
                                  uint64_t signal, shoal_amo_op_t sig_op, int nbi);
     /* `size` is 4 or 8; operand/compare/fetch are integers of that size.
-     * Fetching operations are blocking; the others (shoal_amo_is_post)
-     * are only started. */
+     * Fetching operations are blocking; the others (SET, ADD, AND, OR,
+     * XOR, SYNC_ADD: no result) are only started. */
     shoal_status_t (*amo)(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
                           size_t size, const void *operand, const void *compare, void *fetch_p);
     shoal_status_t (*quiet)(shoal_transport_t *tr);
