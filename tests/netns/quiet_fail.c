@@ -5,11 +5,23 @@
  * Run on two hosts (rank r on host r % 2). PE 1 cuts every TCP connection
  * it has except the config store's (shutdown(2) on its UCX sockets), so
  * PE 1 stays alive and in the job as far as the store knows, while its
- * network endpoint is gone. PE 0 starts 32 MiB of puts to PE 1 at once and
- * calls shmem_quiet; PE 1 cuts 5 ms later, while the puts are still
- * crossing (about 25 ms at this path's 1.3 GB/s), so the flush must fail. If quiet returns, the test says so and
- * exits 0 from PE 0 -- which ctest treats as a failure (the pass condition
- * is the fatal message, and a non-zero job status).
+ * network endpoint is gone. PE 0 starts 256 MiB of puts to PE 1 at once
+ * (1 MiB at a time into one buffer), then drops a marker file (the hosts
+ * share a filesystem; the name comes from the job key) and calls
+ * shmem_quiet; PE 1 cuts as soon as it sees the marker, so nearly all of the
+ * 256 MiB (some 200 ms at this path's 1.3 GB/s) is still crossing and the
+ * flush must fail. The cut follows PE 0's progress, not a clock, so a loaded
+ * machine can neither let every put land first nor cut while PE 0 is still
+ * issuing (that would be a put's error, not quiet's).
+ *
+ * UCX 1.13 aborts a target whose endpoint is gone when a put arriving on it
+ * needs an acknowledgement (ucp_put_handler: "unexpected error"). A real
+ * host whose network dies does not exit, so PE 1 parks the aborting thread
+ * instead of dying; its process stays in the job.
+ *
+ * If quiet returns, the test says so and ends the job at once with
+ * shmem_global_exit(3); ctest treats that message as a failure (the pass
+ * condition is the fatal message from shmem_quiet).
  *
  * usage: quiet_fail (under tests/netns/netns_job.sh 2 1|2)
  */
@@ -21,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sched.h>
+#include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <shmem.h>
@@ -58,6 +73,20 @@ static int cut_network(int store_port)
     return cut;
 }
 
+static void park(int sig)
+{
+    (void)sig;
+    for (;;)
+        pause();
+}
+
+/* The marker's name, the same on every PE of the job. */
+static void marker_path(char *path, size_t size)
+{
+    const char *key = getenv("SHOAL_JOB_KEY");
+    snprintf(path, size, "/tmp/shoal-quiet-fail-%.16s", key != NULL ? key : "nokey");
+}
+
 int main(void)
 {
     const size_t len = 1 << 20;
@@ -70,8 +99,18 @@ int main(void)
     const char *colon = store ? strrchr(store, ':') : NULL;
     int store_port = colon ? atoi(colon + 1) : -1;
     shmem_barrier_all();
+    char marker[64];
+    marker_path(marker, sizeof(marker));
     if (me == 1) {
-        usleep(5000);
+        signal(SIGABRT, park);
+        const time_t give_up = time(NULL) + 30;
+        while (access(marker, F_OK) != 0 && time(NULL) < give_up)
+            usleep(500);
+        if (unlink(marker) != 0) {
+            printf("quiet_fail: PE 0 did not finish issuing its puts within 30 s\n");
+            fflush(stdout);
+            shmem_global_exit(4);
+        }
         int n = cut_network(store_port);
         printf("quiet_fail: PE 1 cut %d network connections\n", n);
         fflush(stdout);
@@ -79,13 +118,16 @@ int main(void)
         return 0;
     }
     if (me == 0) {
-        for (int i = 0; i < 32; i++)
+        for (int i = 0; i < 256; i++)
             shmem_putmem_nbi(buf, src, len, 1);
+        FILE *f = fopen(marker, "w");
+        if (f != NULL)
+            fclose(f);
         shmem_quiet();
         printf("quiet_fail: shmem_quiet returned as if complete after PE 1's network went "
                "away\n");
         fflush(stdout);
-        return 0;
+        shmem_global_exit(3);
     }
     sleep(60);
     return 0;
