@@ -26,6 +26,11 @@
 # Shoal PE also pins its UCX progress thread to the same CPU).  --pin changes
 # this.
 #
+# The floor: bench/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
+# worker flush, get, fetch-add; both sides busy-poll one single-thread
+# worker), runs between the same two namespaces once per round, and a second
+# table sets Shoal and OSHMEM against it.
+#
 # Proof that OSHMEM's traffic crossed the namespaces over UCX TCP: one extra
 # run with UCX_LOG_LEVEL=info (its `ep_cfg ... tcp/shoal0` lines) and the
 # shoal0 byte counters of host 0 around every OSHMEM run, in the results.
@@ -93,7 +98,8 @@ case $PIN in oshmem | both | none) ;; *) echo "netns_compare.sh: --pin oshmem|bo
 [ "$(id -u)" -eq 0 ] || { echo "netns_compare.sh: needs root (network namespaces)" >&2; exit 77; }
 SHOALCC=$(realpath "$SHOALCC" 2>/dev/null) || { echo "netns_compare.sh: no shoalcc (build Shoal, or --shoalcc)" >&2; exit 2; }
 [ -x "$SHOALCC" ] || { echo "netns_compare.sh: $SHOALCC is not executable" >&2; exit 2; }
-if ! command -v "$OSHCC" >/dev/null && [ "$INSTALL" = 1 ]; then
+# oshcc comes with openmpi-bin, shmem.h only with libopenmpi-dev.
+if ! printf '#include <shmem.h>\n' | "$OSHCC" -E -x c - >/dev/null 2>&1 && [ "$INSTALL" = 1 ]; then
     echo "netns_compare.sh: installing openmpi-bin libopenmpi-dev" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q openmpi-bin libopenmpi-dev >/dev/null
 fi
@@ -122,6 +128,8 @@ for p in "${PROGS[@]}"; do
     "$SHOALCC" "${CFLAGS[@]}" -o "$WORK/shoal/$p" "$(src_of "$p")"
     "$OSHCC" "${CFLAGS[@]}" -o "$WORK/oshmem/$p" "$(src_of "$p")"
 done
+# shellcheck disable=SC2046  # pkg-config prints several words
+cc "${CFLAGS[@]}" -o "$WORK/ucp_probe" "$here/ucp_probe.c" $(pkg-config --cflags --libs ucx)
 
 # Arguments per program: rdma_demo's repetitions; the bench programs up to 1 MiB.
 args_of() {
@@ -171,6 +179,7 @@ LOADS=()
     echo "invocation: $INVOCATION"
     echo "shoal: $SHOALCC ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')$(
         [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || echo ' + uncommitted changes in src/ or include/'))"
+    echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/ucp_probe.sh ucp_probe --netns $NAME -n 10000"
     echo "build: SHOALCC ${CFLAGS[*]} -o shoal/PROG SRC; $OSHCC ${CFLAGS[*]} -o oshmem/PROG SRC (SRC: examples/rdma_demo.c, bench/PROG.c)"
     echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+pin.sh }shoal/PROG ARGS"
     echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+pin.sh }oshmem/PROG ARGS"
@@ -215,6 +224,10 @@ for ((round = 1; round <= K; round++)); do
         sed "s/^/oshmem $round $p| /" "$WORK/out/o.txt" >>"$RAW"
         echo "oshmem $round $p| exit=$rc shoal0_bytes=$((after - before))" >>"$RAW"
     done
+    rc=0
+    "$here/ucp_probe.sh" "$WORK/ucp_probe" --netns "$NAME" -n 10000 >"$WORK/out/u.txt" 2>&1 || rc=$?
+    sed "s/^/ucp $round probe| /" "$WORK/out/u.txt" >>"$RAW"
+    echo "ucp $round probe| exit=$rc" >>"$RAW"
 done
 
 # ---- the table ---------------------------------------------------------------
@@ -239,7 +252,7 @@ vals = defaultdict(list)          # (side, key, size) -> [(usec, mbps)]
 order = []
 fails = []
 for line in open(sys.argv[1], errors="replace"):
-    m = re.match(r"(shoal|oshmem) (\d+) (\w+)\| (.*)", line.rstrip("\n"))
+    m = re.match(r"(shoal|oshmem|ucp) (\d+) (\w+)\| (.*)", line.rstrip("\n"))
     if not m:
         continue
     side, rnd, prog, text = m.groups()
@@ -263,7 +276,7 @@ for line in open(sys.argv[1], errors="replace"):
         us = float(kv["usec"]); mb = float(kv["mbps"]) if "mbps" in kv else None
     else:
         continue
-    if (key, size) not in order:
+    if side != "ucp" and (key, size) not in order:
         order.append((key, size))
     vals[(side, key, size)].append((us, mb))
 
@@ -287,6 +300,19 @@ for key, size in order:
     s = cell("shoal", key, size); o = cell("oshmem", key, size)
     ratio = f"{o[0] / s[0]:.3g}" if s[0] and o[0] else "-"
     print(f"| {key} | {size} | {fmt(*s)} | {fmt(*o)} | {ratio} |")
+# The floor: the same operation in plain UCP between the same namespaces.
+floor = [("put 8 B + quiet (probe: put + worker flush)", "rdma_demo put", 8, "ucp_probe put_flush"),
+         ("get 8 B", "rdma_demo get", 8, "ucp_probe get"),
+         ("fetch-add", "rdma_demo fetch_add", 8, "ucp_probe fetch_add")]
+if any(vals.get(("ucp", k, 0)) for _, _, _, k in floor):
+    print("\nAgainst the floor, plain UCP (bench/ucp_probe.c) on the same path; "
+          "ratio = floor time / library time (1: at the floor):\n")
+    print("| op | Shoal | OSHMEM | UCP probe | Shoal vs floor | OSHMEM vs floor |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, key, size, pkey in floor:
+        s, o, u = cell("shoal", key, size), cell("oshmem", key, size), cell("ucp", pkey, 0)
+        r = lambda x: f"{u[0] / x[0]:.3g}" if x[0] and u[0] else "-"
+        print(f"| {label} | {fmt(*s)} | {fmt(*o)} | {fmt(*u)} | {r(s)} | {r(o)} |")
 if fails:
     print("\nFailures and wrong results:\n")
     for x in fails:
