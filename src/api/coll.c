@@ -7,6 +7,7 @@
 
 #include "coll/coll.h"
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/team.h"
 
@@ -192,6 +193,8 @@ SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 void shmem_barrier_all(void)
 {
     SHOAL_REQUIRE_INIT(__func__);
+    shoal_check_coll(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
+                     0);
     shoal_quiet(__func__);
     shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
@@ -199,6 +202,8 @@ void shmem_barrier_all(void)
 void shmem_sync_all(void)
 {
     SHOAL_REQUIRE_INIT(__func__);
+    shoal_check_coll(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
+                     0);
     shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 

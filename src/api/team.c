@@ -6,6 +6,7 @@
 #include <shmem.h>
 
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/team.h"
 
@@ -72,6 +73,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 int shmem_team_sync(shmem_team_t team)
 {
     shoal_team_check(__func__, team);
+    shoal_check_coll(__func__, &team->set, shoal_team_psync(team), -1, 0, 0);
     shoal_barrier(&team->set, shoal_team_psync(team));
     return 0;
 }

@@ -11,6 +11,7 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
                          const void *source, size_t nbytes)
 {
     const size_t me = (size_t)set->my_index;
+    shoal_check_coll(fn, set, psync, -1, nbytes, 0);
     if (nbytes == 0)
         return;
     shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
@@ -29,6 +30,9 @@ void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *ps
                           size_t nelems)
 {
     const ptrdiff_t me = set->my_index, n = (ptrdiff_t)nelems, e = (ptrdiff_t)elem;
+    /* The strides, one in each half of the extra word. */
+    shoal_check_coll(fn, set, psync, -1, nelems * elem,
+                     ((uint64_t)(uint32_t)dst << 32) | (uint32_t)sst);
     if (nelems == 0)
         return;
     if (dst > 0) /* the last element written is number N*nelems - 1, dst apart */

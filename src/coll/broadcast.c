@@ -79,6 +79,7 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                           const void *source, size_t nbytes, int root, int update_root)
 {
+    shoal_check_coll(fn, set, psync, root, nbytes, 0);
     if (nbytes == 0)
         return;
     shoal_coll_check_dest(fn, dest, nbytes);

@@ -16,6 +16,7 @@
 
 #include "core/alloc.h"
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/hosts.h"
 #include "core/rma.h"
 #include "core/team.h"

@@ -74,6 +74,7 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
 void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                          const void *source, size_t nbytes)
 {
+    shoal_check_coll(fn, set, psync, -1, nbytes, 0);
     if (nbytes == 0)
         return;
     shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
@@ -87,6 +88,7 @@ void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psy
 void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                         const void *source, size_t nbytes)
 {
+    shoal_check_coll(fn, set, psync, -1, 0, 0); /* each PE's count may differ */
     uint64_t *my_size = &psync[SHOAL_PSYNC_SCRATCH];
     __atomic_store_n(my_size, (uint64_t)nbytes, __ATOMIC_RELAXED);
     shoal_barrier(set, psync);

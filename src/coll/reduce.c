@@ -166,6 +166,7 @@ static int reduce_across_hosts(const char *fn, const shoal_peset_t *set, uint64_
 void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                        const void *source, size_t count, const shoal_reduce_op_t *op)
 {
+    shoal_check_coll(fn, set, psync, -1, count * op->elem, 0);
     if (count == 0)
         return;
     shoal_coll_check_dest(fn, dest, count * op->elem);
@@ -189,6 +190,7 @@ void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, 
                      const void *source, size_t count, const shoal_reduce_op_t *op, int inclusive)
 {
     const int last = inclusive ? set->my_index : set->my_index - 1;
+    shoal_check_coll(fn, set, psync, -1, count * op->elem, (uint64_t)inclusive);
     if (count == 0)
         return;
     shoal_coll_check_dest(fn, dest, count * op->elem);

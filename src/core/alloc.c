@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/rma.h"
 #include "core/state.h"
@@ -21,6 +22,8 @@
  * the call after next before every PE has read this one's slot. */
 static void check_same_args(const char *fn, uint64_t size, uint64_t align)
 {
+    shoal_check_coll(fn, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, size,
+                     align);
     unsigned slot = shoal.alloc_calls++ & 1;
     shoal.internal->alloc_args[slot][0] = size;
     shoal.internal->alloc_args[slot][1] = align;
@@ -85,6 +88,7 @@ void shoal_free_collective(const char *fn, void *ptr)
 {
     SHOAL_REQUIRE_INIT(fn);
     pthread_mutex_lock(&shoal.lock);
+    shoal_check_coll(fn, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0, 0);
     /* Every PE must be done with the block before anyone may reuse it. */
     shoal_quiet(fn);
     shoal_sync_world();

@@ -18,6 +18,7 @@
 
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/hosts.h"
 #include "core/init.h"
@@ -129,6 +130,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     if (shoal_init_overrides.symmetric_size != 0)
         shoal_env.symmetric_size = shoal_init_overrides.symmetric_size;
     shoal_log_level = shoal_env.debug ? SHOAL_LOG_DEBUG : (int)shoal_env.log_level;
+    shoal_check_on = shoal_env.check || shoal_env.debug;
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
     status = bootstrap_once();

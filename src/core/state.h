@@ -32,6 +32,8 @@
 
 typedef struct {
     uint64_t word[SHOAL_PSYNC_WORDS];
+    /* Check mode (core/check.c): what this PE is calling, by call parity. */
+    uint64_t check[2][8];
 } __attribute__((aligned(64))) shoal_psync_t;
 
 /* Team slots: the predefined teams' plus SHOAL_TEAMS_MAX (capped so that

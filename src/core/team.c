@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/barrier.h"
+#include "core/check.h"
 #include "core/error.h"
 #include "core/rma.h"
 #include "core/team.h"
@@ -193,6 +194,7 @@ static shmem_team_t make_team(const struct shoal_team *parent, int start, int st
     /* The slot's words are already zero (a free slot's counters are back at
      * zero), and a faster member may already be signalling into them. */
     slot_mark(slot, 1);
+    shoal_check_team_new(slot);
     LIST_LINK(teams_alive, team);
     return team;
 }

@@ -17,6 +17,11 @@
     X(SHMEM_DEBUG, bool, debug, "0",                                                           \
       "Extra checks and debug log lines (collective argument checks, every PE's view of "      \
       "errors).")                                                                              \
+    X(SHOAL_CHECK, bool, check, "0",                                                           \
+      "Check mode (also on under SHMEM_DEBUG): every collective checks that the team's PEs "   \
+      "call the same routine with the same root, count and operation; symmetric allocations "  \
+      "get guard zones checked at shmem_free and shmem_finalize; freed blocks are poisoned "   \
+      "and writes into them reported. Costs a barrier per collective.")                        \
     X(SHMEM_INFO, bool, info, "0", "PE 0 prints every setting and its value at shmem_init.")   \
     X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")  \
     X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                   \
@@ -31,7 +36,7 @@
       "polls.")                                                                                \
     X(SHOAL_TEAMS_MAX, uint, teams_max, "64",                                                  \
       "Most teams made by splits alive at once, besides the predefined ones (at most 4094). "  \
-      "Each takes 320 bytes of every PE's symmetric heap segment.")                            \
+      "Each takes 448 bytes of every PE's symmetric heap segment.")                            \
     X(SHOAL_REDUCE_TWO_SHOT_BYTES, size, reduce_two_shot_bytes, "16k",                         \
       "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "  \
       "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")   \

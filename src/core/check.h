@@ -1,0 +1,44 @@
+/*
+ * Check mode (SHOAL_CHECK=1, and under SHMEM_DEBUG): checks that cost a
+ * barrier or a scan, for programs under test. Off, each check is one
+ * predictable branch on a path that is not a fast path (collectives,
+ * allocation); the RMA and AMO fast paths are untouched.
+ *
+ *  - Collectives: at entry every member publishes what it is calling (the
+ *    routine, the root, the byte count, one more argument) and its count of
+ *    collectives on the team; after a barrier each member compares with the
+ *    team's first member. A different routine is a desync (some PE skipped
+ *    or added a collective), a different argument a mismatch; either ends
+ *    the job with both PEs' calls. The deprecated active-set forms (a
+ *    user's pSync, no team) are not checked.
+ *  - Symmetric allocations get a guard zone after their end, checked at
+ *    shmem_free and at shmem_finalize; freed blocks are poisoned and kept
+ *    back from reuse for a while, and a write into one is reported when it
+ *    leaves quarantine or at shmem_finalize (core/alloc.c).
+ */
+#ifndef SHOAL_CORE_CHECK_H
+#define SHOAL_CORE_CHECK_H
+
+#include <stdint.h>
+
+#include "core/team.h"
+
+/* Whether check mode is on (set at init from the settings). */
+extern int shoal_check_on;
+
+/* A collective is starting on `set` with team synchronization area
+ * `psync`: root (-1 when none), the bytes this PE contributes or receives
+ * (0 where PEs may differ), and one more argument to compare (0 if none). */
+void shoal_check_coll_slow(const char *fn, const shoal_peset_t *set, uint64_t *psync, int root,
+                           uint64_t nbytes, uint64_t extra);
+static inline void shoal_check_coll(const char *fn, const shoal_peset_t *set, uint64_t *psync,
+                                    int root, uint64_t nbytes, uint64_t extra)
+{
+    if (__builtin_expect(shoal_check_on, 0))
+        shoal_check_coll_slow(fn, set, psync, root, nbytes, extra);
+}
+
+/* A team was made in `slot`: its count of collectives starts again. */
+void shoal_check_team_new(int slot);
+
+#endif

@@ -1,0 +1,61 @@
+#!/bin/sh
+# Runs check_prog's modes under SHOAL_CHECK=1 and checks that each buggy
+# program ends promptly with a non-zero status and a message naming the
+# call, the PEs and the arguments, and that the correct one runs to the end.
+# Usage: run_check.sh SHOALRUN CHECK_PROG NPES
+set -u
+shoalrun=$1
+prog=$2
+npes=$3
+last=$((npes - 1))
+failures=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+SHOAL_CHECK=1
+export SHOAL_CHECK
+
+# expect MODE STATUS(nonzero|zero) PATTERN...
+expect() {
+    mode=$1 want=$2
+    shift 2
+    timeout 60 "$shoalrun" -n "$npes" --timeout 45 "$prog" "$mode" >"$out" 2>&1
+    rc=$?
+    if [ $rc -eq 124 ] || grep -q "did not end within\|still running" "$out"; then
+        echo "FAIL $mode: the job hung"; cat "$out"; failures=$((failures + 1)); return
+    fi
+    if { [ "$want" = nonzero ] && [ $rc -eq 0 ]; } || { [ "$want" = zero ] && [ $rc -ne 0 ]; }; then
+        echo "FAIL $mode: exit status $rc, expected $want"; cat "$out"
+        failures=$((failures + 1)); return
+    fi
+    for pattern in "$@"; do
+        if ! grep -q -- "$pattern" "$out"; then
+            echo "FAIL $mode: output lacks '$pattern':"; cat "$out"
+            failures=$((failures + 1)); return
+        fi
+    done
+    if grep -q "FAIL:" "$out"; then
+        echo "FAIL $mode:"; cat "$out"; failures=$((failures + 1)); return
+    fi
+    echo "ok $mode (status $rc)"
+}
+
+expect ok zero "every collective ran with check mode on at $npes PEs"
+if [ "$npes" -gt 1 ]; then
+    expect root_mismatch nonzero "shmem_long_broadcast (SHOAL_CHECK)" "passed different arguments" \
+        "PE $last (team PE $last) called shmem_long_broadcast(root 1, 32 bytes)" \
+        "PE 0 (team PE 0) called shmem_long_broadcast(root 0, 32 bytes)"
+    expect count_mismatch nonzero "shmem_long_sum_reduce (SHOAL_CHECK)" "passed different arguments" \
+        "PE $last (team PE $last) called shmem_long_sum_reduce(24 bytes)" \
+        "PE 0 (team PE 0) called shmem_long_sum_reduce(32 bytes)"
+    expect op_mismatch nonzero "(SHOAL_CHECK)" "not calling the same collective" \
+        "PE $last (team PE $last) is in shmem_long_max_reduce(32 bytes)" \
+        "PE 0 (team PE 0) is in shmem_long_sum_reduce(32 bytes)"
+    # Collective #4 on TEAM_WORLD: two shmem_callocs, a barrier, then this.
+    expect desync nonzero "(SHOAL_CHECK)" "not calling the same collective" \
+        "PE $last (team PE $last) is in shmem_long_broadcast(root 0, 32 bytes), its collective #4 on this team" \
+        "PE 0 (team PE 0) is in shmem_barrier_all(), its #4" "a desync"
+fi
+if [ $failures -ne 0 ]; then
+    echo "$failures check-mode case(s) failed"
+    exit 1
+fi
