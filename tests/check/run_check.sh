@@ -2,11 +2,14 @@
 # Runs check_prog's modes under SHOAL_CHECK=1 and checks that each buggy
 # program ends promptly with a non-zero status and a message naming the
 # call, the PEs and the arguments, and that the correct one runs to the end.
-# Usage: run_check.sh SHOALRUN CHECK_PROG NPES
+# Usage: run_check.sh SHOALRUN CHECK_PROG NPES [WRAPPER]
+#   WRAPPER: a command each PE runs the program under (tests/multihost's
+#   as_host.sh puts PEs on pretend hosts, so the checks cross the network)
 set -u
 shoalrun=$1
 prog=$2
 npes=$3
+wrapper=${4:-}
 last=$((npes - 1))
 failures=0
 out=$(mktemp)
@@ -18,7 +21,7 @@ export SHOAL_CHECK
 expect() {
     mode=$1 want=$2
     shift 2
-    timeout 60 "$shoalrun" -n "$npes" --timeout 45 "$prog" "$mode" >"$out" 2>&1
+    timeout 60 "$shoalrun" -n "$npes" --timeout 45 $wrapper "$prog" "$mode" >"$out" 2>&1
     rc=$?
     if [ $rc -eq 124 ] || grep -q "did not end within\|still running" "$out"; then
         echo "FAIL $mode: the job hung"; cat "$out"; failures=$((failures + 1)); return
