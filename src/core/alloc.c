@@ -27,18 +27,33 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
     unsigned slot = shoal.alloc_calls++ & 1;
     shoal.internal->alloc_args[slot][0] = size;
     shoal.internal->alloc_args[slot][1] = align;
+    shoal.internal->alloc_args[slot][2] = (uint64_t)shoal_check_on;
     shoal_quiet(fn);
     shoal_sync_world();
     /* Through the core RMA path, so PE 0 may be on another host. */
-    uint64_t root[2];
+    uint64_t root[3];
     shoal_get(fn, root, shoal.internal->alloc_args[slot], sizeof(root), 0);
     uint64_t root_size = root[0], root_align = root[1];
+    /* Guard zones change the offsets: check mode must be the same everywhere. */
+    if (root[2] != (uint64_t)shoal_check_on)
+        shoal_fatal("%s: check mode (SHOAL_CHECK or SHMEM_DEBUG) is %s on PE %d but %s on PE 0; "
+                    "set it the same way for every PE",
+                    fn, shoal_check_on ? "on" : "off", SHOAL_MY_PE, root[2] ? "on" : "off");
     if (root_size != size || root_align != align)
         shoal_fatal("%s: PEs passed different arguments to a collective allocation: PE %d asked "
                     "for %llu bytes (alignment %llu) but PE 0 asked for %llu bytes (alignment "
                     "%llu); every PE must pass the same size",
                     fn, SHOAL_MY_PE, (unsigned long long)size, (unsigned long long)align,
                     (unsigned long long)root_size, (unsigned long long)root_align);
+}
+
+/* Gives a block back: in check mode through the quarantine. Fails when ptr
+ * is not an allocation (or was freed already). */
+static shoal_status_t free_block(const char *fn, void *ptr)
+{
+    if (shoal_check_on)
+        return shoal_check_heap_freed(fn, ptr) ? SHOAL_OK : SHOAL_ERR_NOT_FOUND;
+    return shoal_heap_free(&shoal.heap, ptr);
 }
 
 void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero, void *old)
@@ -50,10 +65,17 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
                     "shmem_realloc, or was already freed",
                     fn, old);
+    if (old != NULL && shoal_check_on && (old_size = shoal_check_heap_size(old)) == 0)
+        shoal_fatal("%s: ptr %p was already freed (SHOAL_CHECK keeps freed blocks back for a "
+                    "while, poisoned)",
+                    fn, old);
     check_same_args(fn, size, align);
 
     void *ptr = NULL;
-    if (size > 0 && shoal_heap_alloc(&shoal.heap, size, align, &ptr) != SHOAL_OK) {
+    const size_t want = shoal_check_on && size > 0 ? shoal_check_heap_request(size) : size;
+    if (size > 0 && shoal_heap_alloc(&shoal.heap, want, align, &ptr) != SHOAL_OK &&
+        !(shoal_check_on && shoal_check_heap_drain(fn) &&
+          shoal_heap_alloc(&shoal.heap, want, align, &ptr) == SHOAL_OK)) {
         ptr = NULL;
         if (SHOAL_MY_PE == 0 || shoal_env.debug)
             SHOAL_WARN("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
@@ -61,12 +83,17 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
                         fn, size, shoal.heap.size - shoal.heap.used,
                         shoal_heap_largest_free(&shoal.heap), shoal.heap.size);
     }
+    if (ptr != NULL && shoal_check_on) {
+        size_t span = 0;
+        shoal_heap_block_size(&shoal.heap, ptr, &span);
+        shoal_check_heap_allocated(fn, ptr, size, span);
+    }
     if (ptr != NULL && zero)
         memset(ptr, 0, size);
     if (old != NULL && (ptr != NULL || size == 0)) {
         if (ptr != NULL)
             memcpy(ptr, old, old_size < size ? old_size : size);
-        shoal_heap_free(&shoal.heap, old);
+        free_block(fn, old);
     }
     shoal_quiet(fn);
     shoal_sync_world();
@@ -92,10 +119,12 @@ void shoal_free_collective(const char *fn, void *ptr)
     /* Every PE must be done with the block before anyone may reuse it. */
     shoal_quiet(fn);
     shoal_sync_world();
-    if (ptr != NULL && shoal_heap_free(&shoal.heap, ptr) != SHOAL_OK)
+    if (ptr != NULL && free_block(fn, ptr) != SHOAL_OK)
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
                     "shmem_realloc, or was already freed",
                     fn, ptr);
+    if (shoal_check_on)
+        shoal_sync_world(); /* poisoned everywhere before any PE can write into it */
     pthread_mutex_unlock(&shoal.lock);
 }
 
@@ -112,8 +141,10 @@ void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size
     size_t size;
     pthread_mutex_lock(&shoal.lock);
     shoal_status_t found = shoal_heap_block_around(&shoal.heap, p, &start, &size);
+    if (found == SHOAL_OK && shoal_check_on)
+        size = shoal_check_heap_size(start); /* the guard zone is not room */
     pthread_mutex_unlock(&shoal.lock);
-    if (found != SHOAL_OK)
+    if (found != SHOAL_OK || (size_t)((const char *)p - start) >= size)
         return;
     size_t room = size - (size_t)((const char *)p - start);
     if (bytes > room)

@@ -19,6 +19,7 @@
 #ifndef SHOAL_CORE_CHECK_H
 #define SHOAL_CORE_CHECK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/team.h"
@@ -40,5 +41,26 @@ static inline void shoal_check_coll(const char *fn, const shoal_peset_t *set, ui
 
 /* A team was made in `slot`: its count of collectives starts again. */
 void shoal_check_team_new(int slot);
+
+/* ---- the symmetric heap (core/check_heap.c; callers hold shoal.lock) ---- */
+
+/* Bytes of guard zone after every allocation, at least. */
+#define SHOAL_CHECK_GUARD 64
+
+/* What to ask the allocator for when the program asks for `size`. */
+size_t shoal_check_heap_request(size_t size);
+/* A block of `span` bytes at ptr now holds an allocation of `size` bytes. */
+void shoal_check_heap_allocated(const char *fn, void *ptr, size_t size, size_t span);
+/* The size the program asked for at ptr, or 0 when it is not an allocation. */
+size_t shoal_check_heap_size(const void *ptr);
+/* The program frees ptr: checks its guard zone, poisons it and keeps it
+ * from the allocator for a while; 0 when ptr is not an allocation (the
+ * caller frees it as usual). */
+int shoal_check_heap_freed(const char *fn, void *ptr);
+/* Returns every quarantined block to the allocator (after checking it);
+ * whether there was any. */
+int shoal_check_heap_drain(const char *fn);
+/* Checks every allocation's guard zone and every quarantined block. */
+void shoal_check_heap_finalize(const char *fn);
 
 #endif

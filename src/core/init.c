@@ -212,6 +212,8 @@ void shoal_finalize(void)
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
     shoal_bootstrap_barrier(&shoal.bs);
+    if (shoal_check_on)
+        shoal_check_heap_finalize("shmem_finalize");
     shoal.initialized = 0;
     shoal.finalized = 1;
     SHOAL_NPES = 0; /* closes the data path */

@@ -45,7 +45,7 @@ typedef struct {
  * Peers read and write it through the same mappings as user data. */
 typedef struct {
     /* Collective allocation checks, double-buffered by call parity. */
-    uint64_t alloc_args[2][2] __attribute__((aligned(64)));
+    uint64_t alloc_args[2][3] __attribute__((aligned(64))); /* size, align, check mode */
     /* Team slots this PE has free, published while a team is being split. */
     uint64_t team_free[SHOAL_TEAMS_LIMIT / 64] __attribute__((aligned(64)));
     /* One synchronization area per team slot (predefined + SHOAL_TEAMS_MAX). */

@@ -10,6 +10,12 @@
  *   count_mismatch  the last PE reduces 3 elements, the others 4
  *   op_mismatch     the last PE calls max_reduce, the others sum_reduce
  *   desync          the last PE skips a shmem_barrier_all
+ *   overrun         PE 0 puts 108 bytes into the last PE's 100-byte
+ *                   allocation, which the last PE then frees
+ *   overrun_final   the same, never freed (found at shmem_finalize)
+ *   use_after_free  PE 0 puts into the last PE's allocation after it was
+ *                   freed (found at shmem_finalize)
+ *   double_free     every PE frees an allocation twice
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +110,27 @@ int main(int argc, char **argv)
         if (!last)
             shmem_barrier_all();
         shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, 0);
+    } else if (strcmp(mode, "overrun") == 0 || strcmp(mode, "overrun_final") == 0) {
+        char *a = shmem_malloc(100), *b = shmem_malloc(100);
+        char bytes[108];
+        memset(bytes, 7, sizeof(bytes));
+        shmem_barrier_all();
+        if (me == 0)
+            shmem_putmem(a, bytes, sizeof(bytes), npes - 1);
+        shmem_barrier_all();
+        if (strcmp(mode, "overrun") == 0)
+            shmem_free(a);
+        shmem_free(b);
+    } else if (strcmp(mode, "use_after_free") == 0) {
+        char *a = shmem_malloc(100);
+        shmem_free(a);
+        if (me == 0)
+            shmem_char_p(a + 10, 1, npes - 1);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "double_free") == 0) {
+        char *a = shmem_malloc(100);
+        shmem_free(a);
+        shmem_free(a);
     } else {
         printf("check_prog: unknown mode '%s'\n", mode);
         return 2;

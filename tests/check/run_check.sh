@@ -58,6 +58,14 @@ if [ "$npes" -gt 1 ]; then
         "PE $last (team PE $last) is in shmem_long_broadcast(root 0, 32 bytes), its collective #4 on this team" \
         "PE 0 (team PE 0) is in shmem_barrier_all(), its #4" "a desync"
 fi
+expect overrun nonzero "shmem_free (SHOAL_CHECK): the symmetric allocation of 100 bytes" \
+    "allocation #3 on this PE, by shmem_malloc) was written past its end" \
+    "the byte 0 past the end holds 0x07, not the guard pattern 0xfd" "PE $last"
+expect overrun_final nonzero "shmem_finalize (SHOAL_CHECK): the symmetric allocation of 100 bytes" \
+    "written past its end" "PE $last"
+expect use_after_free nonzero "shmem_finalize (SHOAL_CHECK): the symmetric allocation of 100 bytes" \
+    "was written after shmem_free freed it: byte 10 holds 0x01, not the poison 0xfb" "PE $last"
+expect double_free nonzero "shmem_free: ptr" "was not returned by shmem_malloc" "or was already freed"
 if [ $failures -ne 0 ]; then
     echo "$failures check-mode case(s) failed"
     exit 1

@@ -47,7 +47,7 @@ expect bad_cmp nonzero "shmem_long_wait_until" "cmp 42"
 expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
-expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 128 bytes to the end of its symmetric allocation" "writes 200 bytes"
+expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 80 bytes to the end of its symmetric allocation" "writes 200 bytes"
 expect bad_align zero "shmem_align: alignment 3 is not a power of two" "returning NULL on every PE" "pass a power of two"
 SHOAL_LOG_LEVEL=2
 export SHOAL_LOG_LEVEL
@@ -60,7 +60,7 @@ if [ "$said" -ne "$npes" ]; then
     failures=$((failures + 1))
 fi
 if [ "$npes" -gt 1 ]; then
-    expect debug_collect_overflow nonzero "shmem_collectmem: dest" "has 128 bytes to the end" "writes $((npes * 80)) bytes"
+    expect debug_collect_overflow nonzero "shmem_collectmem: dest" "has 80 bytes to the end" "writes $((npes * 80)) bytes"
     expect outside_set zero "shmem_barrier: PE 1 is not in the active set (PE_start 0, logPE_stride 0, PE_size 1)" "returning at once" "once per call site"
     said=$(grep -c "is not in the active set" "$out")
     if [ "$said" -ne $((2 * (npes - 1))) ]; then

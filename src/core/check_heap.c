@@ -1,0 +1,163 @@
+/*
+ * Check mode for the symmetric heap (see core/check.h): every allocation
+ * gets a guard zone of at least SHOAL_CHECK_GUARD bytes after its end,
+ * filled with a pattern and checked when the block is freed and at
+ * shmem_finalize; a freed block is filled with poison and kept back from
+ * the allocator (a quarantine of bounded size), and poison that changed is
+ * reported when the block leaves the quarantine or at shmem_finalize.
+ * Every PE makes the same calls in the same order, so the quarantine keeps
+ * the heap's offsets the same on every PE.
+ *
+ * Called with shoal.lock held (core/alloc.c, shoal_finalize).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/check.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#define GUARD_BYTE 0xfd
+#define POISON_BYTE 0xfb
+#define QUARANTINE_MAX_BLOCKS 64
+
+typedef struct check_block {
+    char *ptr;
+    size_t size;   /* what the program asked for */
+    size_t span;   /* the heap block: size, guard zone and rounding */
+    uint64_t id;   /* the allocation's number on this PE, from 1 */
+    const char *fn; /* the call that made it */
+    const char *free_fn;
+    struct check_block *next;
+} check_block_t;
+
+static check_block_t *live;                      /* allocated blocks */
+static check_block_t *quarantine, *quarantine_tail; /* freed, oldest first */
+static size_t quarantine_blocks, quarantine_bytes;
+static uint64_t allocations;
+
+static size_t heap_offset(const void *p) { return (size_t)((const char *)p - shoal.heap.base); }
+
+/* The first byte of [p, p + n) that is not `byte`, or n. */
+static size_t first_changed(const char *p, size_t n, unsigned char byte)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)p[i] != byte)
+            return i;
+    return n;
+}
+
+static void check_guard(const char *when, const check_block_t *b)
+{
+    const size_t guard = b->span - b->size;
+    const size_t at = first_changed(b->ptr + b->size, guard, GUARD_BYTE);
+    if (at == guard)
+        return;
+    shoal_fatal("%s (SHOAL_CHECK): the symmetric allocation of %zu bytes at %p (heap offset "
+                "%zu, allocation #%llu on this PE, by %s) was written past its end: the byte "
+                "%zu past the end holds 0x%02x, not the guard pattern 0x%02x; this PE or a put "
+                "from another PE wrote more than the allocation holds",
+                when, b->size, (void *)b->ptr, heap_offset(b->ptr), (unsigned long long)b->id,
+                b->fn, at, (unsigned char)b->ptr[b->size + at], GUARD_BYTE);
+}
+
+static void check_poison(const char *when, const check_block_t *b)
+{
+    const size_t at = first_changed(b->ptr, b->span, POISON_BYTE);
+    if (at == b->span)
+        return;
+    shoal_fatal("%s (SHOAL_CHECK): the symmetric allocation of %zu bytes at %p (heap offset "
+                "%zu, allocation #%llu on this PE, by %s) was written after %s freed it: byte "
+                "%zu holds 0x%02x, not the poison 0x%02x; this PE or a put from another PE "
+                "used the memory after it was freed",
+                when, b->size, (void *)b->ptr, heap_offset(b->ptr), (unsigned long long)b->id,
+                b->fn, b->free_fn, at, (unsigned char)b->ptr[at], POISON_BYTE);
+}
+
+size_t shoal_check_heap_request(size_t size) { return size + SHOAL_CHECK_GUARD; }
+
+void shoal_check_heap_allocated(const char *fn, void *ptr, size_t size, size_t span)
+{
+    check_block_t *b = calloc(1, sizeof(*b));
+    if (b == NULL)
+        shoal_fatal("%s (SHOAL_CHECK): out of memory for the allocation's record", fn);
+    *b = (check_block_t){.ptr = ptr, .size = size, .span = span, .id = ++allocations, .fn = fn};
+    memset(b->ptr + size, GUARD_BYTE, span - size);
+    b->next = live;
+    live = b;
+}
+
+size_t shoal_check_heap_size(const void *ptr)
+{
+    for (const check_block_t *b = live; b != NULL; b = b->next)
+        if (b->ptr == ptr)
+            return b->size;
+    return 0;
+}
+
+/* Takes the oldest block out of quarantine, checks it, returns it to the heap. */
+static void release_oldest(const char *fn)
+{
+    check_block_t *b = quarantine;
+    quarantine = b->next;
+    if (quarantine == NULL)
+        quarantine_tail = NULL;
+    quarantine_blocks--;
+    quarantine_bytes -= b->span;
+    check_poison(fn, b);
+    shoal_heap_free(&shoal.heap, b->ptr);
+    free(b);
+}
+
+int shoal_check_heap_drain(const char *fn)
+{
+    const int any = quarantine != NULL;
+    while (quarantine != NULL)
+        release_oldest(fn);
+    return any;
+}
+
+int shoal_check_heap_freed(const char *fn, void *ptr)
+{
+    check_block_t **at = &live;
+    while (*at != NULL && (*at)->ptr != ptr)
+        at = &(*at)->next;
+    check_block_t *b = *at;
+    if (b == NULL)
+        return 0;
+    *at = b->next;
+    check_guard(fn, b);
+    memset(b->ptr, POISON_BYTE, b->span);
+    b->free_fn = fn;
+    b->next = NULL;
+    if (quarantine_tail != NULL)
+        quarantine_tail->next = b;
+    else
+        quarantine = b;
+    quarantine_tail = b;
+    quarantine_blocks++;
+    quarantine_bytes += b->span;
+    while (quarantine_blocks > QUARANTINE_MAX_BLOCKS || quarantine_bytes > shoal.heap.size / 8)
+        release_oldest(fn);
+    return 1;
+}
+
+void shoal_check_heap_finalize(const char *fn)
+{
+    while (live != NULL) {
+        check_block_t *b = live;
+        live = b->next;
+        check_guard(fn, b);
+        free(b);
+    }
+    while (quarantine != NULL) {
+        check_block_t *b = quarantine;
+        quarantine = b->next;
+        check_poison(fn, b);
+        free(b);
+    }
+    quarantine_tail = NULL;
+    quarantine_blocks = quarantine_bytes = 0;
+    allocations = 0;
+}
