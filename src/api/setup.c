@@ -112,12 +112,15 @@ SHOAL_API_DEF(void, shmem_info_get_name)(char *name)
 SHOAL_API_DEF(void, shmem_pcontrol)(int level, ...)
 {
     shoal_pcontrol_set(level);
-    SHOAL_DEBUG("shmem_pcontrol: level %d: %s", level,
-                level <= SHOAL_PCONTROL_OFF       ? "profiling off"
-                : level == SHOAL_PCONTROL_DEFAULT ? "profiling on at the default detail"
-                : level == SHOAL_PCONTROL_FLUSH   ? "profiling on, flush requested"
-                                                  : "profiling on; a level above 2 is a "
-                                                    "profiling library's, Shoal treats it as 1");
+    /* Read back from the state, so the line shows what was recorded. */
+    int now = shoal_pcontrol_level();
+    SHOAL_DEBUG("shmem_pcontrol: level %d: %s (%u flush requests so far)", now,
+                now <= SHOAL_PCONTROL_OFF       ? "profiling off"
+                : now == SHOAL_PCONTROL_DEFAULT ? "profiling on at the default detail"
+                : now == SHOAL_PCONTROL_FLUSH   ? "profiling on, flush requested"
+                                                : "profiling on; a level above 2 is a profiling "
+                                                  "library's, Shoal treats it as 1",
+                shoal_pcontrol_flushes());
 }
 
 /* Deprecated names. */
