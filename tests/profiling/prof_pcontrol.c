@@ -2,9 +2,8 @@
  * prof_pcontrol: calls shmem_pcontrol with each kind of level (off, flush,
  * flush again, one above 2 with extra arguments, negative, default) between
  * barriers. run_pcontrol.sh reads Shoal's debug lines, which report the
- * level and flush count recorded in the library state after each call.
- * Before the first call the level must be 1 (the spec's default after
- * shmem_init); the program checks nothing else itself.
+ * level and flush count recorded in the library state after each call; the
+ * program checks nothing itself.
  */
 #include <shmem.h>
 
