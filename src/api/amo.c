@@ -4,66 +4,71 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "core/amo.h"
 #include "core/team.h"
 
 /* One AMO routine with and without ctx. RET is the C return type; FETCHES
  * says whether it returns the old value. */
 #define SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP)                                             \
-    TYPE shmem_##NAME##_atomic_##OPNAME(TYPE *dest, TYPE value, int pe)                        \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_##OPNAME)(TYPE *dest, TYPE value, int pe)            \
     {                                                                                          \
         TYPE old;                                                                              \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, &old, pe);                   \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, pe);                       \
         return old;                                                                            \
     }                                                                                          \
-    TYPE shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)   \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_##OPNAME)(                                       \
+        shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                                           \
     {                                                                                          \
         TYPE old;                                                                              \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, &old, SHOAL_CTX_PE(ctx, pe));                   \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, SHOAL_CTX_PE(ctx, pe));    \
         return old;                                                                            \
     }                                                                                          \
-    void shmem_##NAME##_atomic_##OPNAME##_nbi(TYPE *fetch, TYPE *dest, TYPE value, int pe)     \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME##_nbi)(                                     \
+        TYPE *fetch, TYPE *dest, TYPE value, int pe)                                               \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, fetch, pe);                  \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, pe);                      \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_##OPNAME##_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,    \
-                                                  TYPE value, int pe)                          \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME##_nbi)(                                 \
+        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe)                              \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, fetch, SHOAL_CTX_PE(ctx, pe));                  \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, SHOAL_CTX_PE(ctx, pe));   \
     }
 
 #define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP)                                          \
-    void shmem_##NAME##_atomic_##OPNAME(TYPE *dest, TYPE value, int pe)                        \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME)(TYPE *dest, TYPE value, int pe)            \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, NULL, pe);                   \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, pe);                       \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_##OPNAME(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)   \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME)(                                       \
+        shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                                           \
     {                                                                                          \
-        shoal_amo(__func__, OP, dest, sizeof(TYPE), &value, NULL, NULL, SHOAL_CTX_PE(ctx, pe));                   \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, SHOAL_CTX_PE(ctx, pe));    \
     }
 
 /* fetch, set and swap: the extended AMO types. */
 #define SHOAL_DEF_AMO_EXTENDED(TYPE, NAME, ...)                                                \
-    TYPE shmem_##NAME##_atomic_fetch(const TYPE *source, int pe)                               \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch)(const TYPE *source, int pe)                   \
     {                                                                                          \
         TYPE old;                                                                              \
-        shoal_amo(__func__, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old,   \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old,       \
                   pe);                                                                         \
         return old;                                                                            \
     }                                                                                          \
-    TYPE shmem_ctx_##NAME##_atomic_fetch(shmem_ctx_t ctx, const TYPE *source, int pe)          \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch)(shmem_ctx_t ctx, const TYPE *source,      \
+                                                         int pe)                                   \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch(source, SHOAL_CTX_PE(ctx, pe));                                        \
+        return pshmem_##NAME##_atomic_fetch(source, SHOAL_CTX_PE(ctx, pe));                        \
     }                                                                                          \
-    void shmem_##NAME##_atomic_fetch_nbi(TYPE *fetch, const TYPE *source, int pe)              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_nbi)(TYPE *fetch, const TYPE *source, int pe)  \
     {                                                                                          \
-        shoal_amo(__func__, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch,  \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch,      \
                   pe);                                                                         \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_fetch_nbi(shmem_ctx_t ctx, TYPE *fetch, const TYPE *source, \
-                                             int pe)                                           \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_nbi)(                                      \
+        shmem_ctx_t ctx, TYPE *fetch, const TYPE *source, int pe)                                  \
     {                                                                                          \
-        shmem_##NAME##_atomic_fetch_nbi(fetch, source, SHOAL_CTX_PE(ctx, pe));                                    \
+        pshmem_##NAME##_atomic_fetch_nbi(fetch, source, SHOAL_CTX_PE(ctx, pe));                    \
     }                                                                                          \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                      \
     SHOAL_AMO_FETCHING(TYPE, NAME, swap, SHOAL_AMO_SWAP)
@@ -71,51 +76,52 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
 
 /* compare_swap, inc, add and their fetching forms: the standard AMO types. */
 #define SHOAL_DEF_AMO_STANDARD(TYPE, NAME, ...)                                                \
-    TYPE shmem_##NAME##_atomic_compare_swap(TYPE *dest, TYPE cond, TYPE value, int pe)         \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_compare_swap)(                                       \
+        TYPE *dest, TYPE cond, TYPE value, int pe)                                                 \
     {                                                                                          \
         TYPE old;                                                                              \
-        shoal_amo(__func__, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old, pe);     \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old, pe);         \
         return old;                                                                            \
     }                                                                                          \
-    TYPE shmem_ctx_##NAME##_atomic_compare_swap(shmem_ctx_t ctx, TYPE *dest, TYPE cond,        \
-                                                TYPE value, int pe)                            \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_compare_swap)(                                   \
+        shmem_ctx_t ctx, TYPE *dest, TYPE cond, TYPE value, int pe)                                \
     {                                                                                          \
-        return shmem_##NAME##_atomic_compare_swap(dest, cond, value, SHOAL_CTX_PE(ctx, pe));                      \
+        return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, SHOAL_CTX_PE(ctx, pe));      \
     }                                                                                          \
-    void shmem_##NAME##_atomic_compare_swap_nbi(TYPE *fetch, TYPE *dest, TYPE cond,            \
-                                                TYPE value, int pe)                            \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_compare_swap_nbi)(                                   \
+        TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe)                                    \
     {                                                                                          \
-        shoal_amo(__func__, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch, pe);    \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch, pe);        \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_compare_swap_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,  \
-                                                    TYPE cond, TYPE value, int pe)             \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_compare_swap_nbi)(                               \
+        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe)                   \
     {                                                                                          \
-        shmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, SHOAL_CTX_PE(ctx, pe));                  \
+        pshmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, SHOAL_CTX_PE(ctx, pe));  \
     }                                                                                          \
-    TYPE shmem_##NAME##_atomic_fetch_inc(TYPE *dest, int pe)                                   \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch_inc)(TYPE *dest, int pe)                       \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                   \
+        return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
     }                                                                                          \
-    TYPE shmem_ctx_##NAME##_atomic_fetch_inc(shmem_ctx_t ctx, TYPE *dest, int pe)              \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE *dest, int pe)  \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                   \
+        return pshmem_##NAME##_atomic_fetch_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                   \
     }                                                                                          \
-    void shmem_##NAME##_atomic_fetch_inc_nbi(TYPE *fetch, TYPE *dest, int pe)                  \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE *fetch, TYPE *dest, int pe)      \
     {                                                                                          \
-        shmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, pe);                               \
+        pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, pe);                                  \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, TYPE *fetch, TYPE *dest,     \
-                                                 int pe)                                       \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_inc_nbi)(                                  \
+        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, int pe)                                          \
     {                                                                                          \
-        shmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, SHOAL_CTX_PE(ctx, pe));                               \
+        pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, SHOAL_CTX_PE(ctx, pe));               \
     }                                                                                          \
-    void shmem_##NAME##_atomic_inc(TYPE *dest, int pe)                                         \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_inc)(TYPE *dest, int pe)                             \
     {                                                                                          \
-        shmem_##NAME##_atomic_add(dest, 1, pe);                                                \
+        pshmem_##NAME##_atomic_add(dest, 1, pe);                                                   \
     }                                                                                          \
-    void shmem_ctx_##NAME##_atomic_inc(shmem_ctx_t ctx, TYPE *dest, int pe)                    \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE *dest, int pe)        \
     {                                                                                          \
-        shmem_##NAME##_atomic_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                                \
+        pshmem_##NAME##_atomic_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                \
     }                                                                                          \
     SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                             \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, add, SHOAL_AMO_ADD)
@@ -133,41 +139,42 @@ SHMEM_BITWISE_AMO_TYPES(SHOAL_DEF_AMO_BITWISE)
 
 /* Deprecated names, forwarding to the current ones. */
 #define SHOAL_DEF_AMO_LEGACY(TYPE, NAME, ...)                                                  \
-    TYPE shmem_##NAME##_cswap(TYPE *dest, TYPE cond, TYPE value, int pe)                       \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_cswap)(TYPE *dest, TYPE cond, TYPE value, int pe)           \
     {                                                                                          \
-        return shmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                      \
+        return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                         \
     }                                                                                          \
-    TYPE shmem_##NAME##_finc(TYPE *dest, int pe)                                               \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_finc)(TYPE *dest, int pe)                                   \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                   \
+        return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
     }                                                                                          \
-    void shmem_##NAME##_inc(TYPE *dest, int pe) { shmem_##NAME##_atomic_add(dest, 1, pe); }   \
-    TYPE shmem_##NAME##_fadd(TYPE *dest, TYPE value, int pe)                                   \
+    SHOAL_API_DEF(void, shmem_##NAME##_inc)(TYPE *dest, int pe)                                    \
+    { pshmem_##NAME##_atomic_add(dest, 1, pe); }                                                   \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_fadd)(TYPE *dest, TYPE value, int pe)                       \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch_add(dest, value, pe);                               \
+        return pshmem_##NAME##_atomic_fetch_add(dest, value, pe);                                  \
     }                                                                                          \
-    void shmem_##NAME##_add(TYPE *dest, TYPE value, int pe)                                    \
+    SHOAL_API_DEF(void, shmem_##NAME##_add)(TYPE *dest, TYPE value, int pe)                        \
     {                                                                                          \
-        shmem_##NAME##_atomic_add(dest, value, pe);                                            \
+        pshmem_##NAME##_atomic_add(dest, value, pe);                                               \
     }
 SHMEM_LEGACY_AMO_TYPES(SHOAL_DEF_AMO_LEGACY)
 
 #define SHOAL_DEF_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                         \
-    TYPE shmem_##NAME##_fetch(const TYPE *source, int pe)                                      \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_fetch)(const TYPE *source, int pe)                          \
     {                                                                                          \
-        return shmem_##NAME##_atomic_fetch(source, pe);                                        \
+        return pshmem_##NAME##_atomic_fetch(source, pe);                                           \
     }                                                                                          \
-    void shmem_##NAME##_set(TYPE *dest, TYPE value, int pe)                                    \
+    SHOAL_API_DEF(void, shmem_##NAME##_set)(TYPE *dest, TYPE value, int pe)                        \
     {                                                                                          \
-        shmem_##NAME##_atomic_set(dest, value, pe);                                            \
+        pshmem_##NAME##_atomic_set(dest, value, pe);                                               \
     }                                                                                          \
-    TYPE shmem_##NAME##_swap(TYPE *dest, TYPE value, int pe)                                   \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_swap)(TYPE *dest, TYPE value, int pe)                       \
     {                                                                                          \
-        return shmem_##NAME##_atomic_swap(dest, value, pe);                                    \
+        return pshmem_##NAME##_atomic_swap(dest, value, pe);                                       \
     }
 SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_LEGACY_EXTENDED)
 
-long shmem_swap(long *dest, long value, int pe)
+SHOAL_API_DEF(long, shmem_swap)(long *dest, long value, int pe)
 {
-    return shmem_long_atomic_swap(dest, value, pe);
+    return pshmem_long_atomic_swap(dest, value, pe);
 }

@@ -5,6 +5,7 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "coll/coll.h"
 #include "core/barrier.h"
 #include "core/check.h"
@@ -15,7 +16,7 @@
 /* In an active-set routine: 0 when this PE is not in the set (warned once
  * per user call site), and the routine returns at once. */
 #define ACTIVE_SET(set_p)                                                                      \
-    shoal_active_set(__func__, PE_start, logPE_stride, PE_size, __builtin_return_address(0),  \
+    shoal_active_set(SHOAL_FN, PE_start, logPE_stride, PE_size, __builtin_return_address(0),       \
                      set_p)
 
 static void check_root(const char *fn, const shoal_peset_t *set, int root)
@@ -36,68 +37,72 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
 }
 
 #define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                    \
-    int shmem_##NAME##_broadcast(shmem_team_t team, TYPE *dest, const TYPE *source,            \
-                                 size_t nelems, int PE_root)                                   \
+    SHOAL_API_DEF(int, shmem_##NAME##_broadcast)(shmem_team_t team, TYPE *dest,                    \
+                                                 const TYPE *source, size_t nelems, int PE_root)   \
     {                                                                                          \
-        return team_broadcast(__func__, team, dest, source, nelems * sizeof(TYPE), PE_root);   \
+        return team_broadcast(SHOAL_FN, team, dest, source, nelems * sizeof(TYPE), PE_root);       \
     }                                                                                          \
-    int shmem_##NAME##_collect(shmem_team_t team, TYPE *dest, const TYPE *source,              \
-                               size_t nelems)                                                  \
+    SHOAL_API_DEF(int, shmem_##NAME##_collect)(shmem_team_t team, TYPE *dest, const TYPE *source,  \
+                                               size_t nelems)                                      \
     {                                                                                          \
-        shoal_coll_collect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,   \
+        shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,       \
                            source, nelems * sizeof(TYPE));                                     \
         return 0;                                                                              \
     }                                                                                          \
-    int shmem_##NAME##_fcollect(shmem_team_t team, TYPE *dest, const TYPE *source,             \
-                                size_t nelems)                                                 \
+    SHOAL_API_DEF(int, shmem_##NAME##_fcollect)(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                size_t nelems)                                     \
     {                                                                                          \
-        shoal_coll_fcollect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,  \
+        shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
                             source, nelems * sizeof(TYPE));                                    \
         return 0;                                                                              \
     }                                                                                          \
-    int shmem_##NAME##_alltoall(shmem_team_t team, TYPE *dest, const TYPE *source,             \
-                                size_t nelems)                                                 \
+    SHOAL_API_DEF(int, shmem_##NAME##_alltoall)(shmem_team_t team, TYPE *dest, const TYPE *source, \
+                                                size_t nelems)                                     \
     {                                                                                          \
-        shoal_coll_alltoall(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,  \
+        shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
                             source, nelems * sizeof(TYPE));                                    \
         return 0;                                                                              \
     }                                                                                          \
-    int shmem_##NAME##_alltoalls(shmem_team_t team, TYPE *dest, const TYPE *source,            \
-                                 ptrdiff_t dst, ptrdiff_t sst, size_t nelems)                  \
+    SHOAL_API_DEF(int, shmem_##NAME##_alltoalls)(shmem_team_t team, TYPE *dest,                    \
+                                                 const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
+                                                 size_t nelems)                                    \
     {                                                                                          \
-        shoal_coll_alltoalls(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, \
+        shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,     \
                              source, dst, sst, sizeof(TYPE), nelems);                          \
         return 0;                                                                              \
     }
 SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
 
-int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
-                       int PE_root)
+SHOAL_API_DEF(int, shmem_broadcastmem)(shmem_team_t team, void *dest, const void *source,
+                                       size_t nelems, int PE_root)
 {
-    return team_broadcast(__func__, team, dest, source, nelems, PE_root);
+    return team_broadcast(SHOAL_FN, team, dest, source, nelems, PE_root);
 }
-int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SHOAL_API_DEF(int, shmem_collectmem)(shmem_team_t team, void *dest, const void *source,
+                                     size_t nelems)
 {
-    shoal_coll_collect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+    shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                        nelems);
     return 0;
 }
-int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SHOAL_API_DEF(int, shmem_fcollectmem)(shmem_team_t team, void *dest, const void *source,
+                                      size_t nelems)
 {
-    shoal_coll_fcollect(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+    shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
 }
-int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+SHOAL_API_DEF(int, shmem_alltoallmem)(shmem_team_t team, void *dest, const void *source,
+                                      size_t nelems)
 {
-    shoal_coll_alltoall(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+    shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
 }
-int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t nelems)
+SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void *source,
+                                       ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
-    shoal_coll_alltoalls(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest, source,
+    shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                          dst, sst, 1, nelems);
     return 0;
 }
@@ -124,25 +129,25 @@ int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdif
 
 /* Team-based reductions and the active-set TYPE_OP_to_all forms share operators. */
 #define SHOAL_DEF_REDUCE(TYPE, NAME, OP)                                                       \
-    int shmem_##NAME##_##OP##_reduce(shmem_team_t team, TYPE *dest, const TYPE *source,        \
-                                     size_t nreduce)                                           \
+    SHOAL_API_DEF(int, shmem_##NAME##_##OP##_reduce)(shmem_team_t team, TYPE *dest,                \
+                                                     const TYPE *source, size_t nreduce)           \
     {                                                                                          \
-        shoal_coll_reduce(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,    \
+        shoal_coll_reduce(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,        \
                           source, nreduce, &op_##NAME##_##OP);                                 \
         return 0;                                                                              \
     }
 #define SHOAL_DEF_TO_ALL(TYPE, NAME, OP)                                                       \
-    void shmem_##NAME##_##OP##_to_all(TYPE *dest, const TYPE *source, int nreduce,             \
-                                      int PE_start, int logPE_stride, int PE_size, TYPE *pWrk, \
-                                      long *pSync)                                             \
+    SHOAL_API_DEF(void, shmem_##NAME##_##OP##_to_all)(TYPE *dest, const TYPE *source, int nreduce, \
+                                                      int PE_start, int logPE_stride, int PE_size, \
+                                                      TYPE *pWrk, long *pSync)                     \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
         (void)pWrk; /* the algorithms need no symmetric work array */                         \
         if (nreduce < 0)                                                                       \
-            shoal_fatal("%s: nreduce %d is negative", __func__, nreduce);                      \
-        shoal_coll_reduce(__func__, &set, (uint64_t *)pSync, dest, source, (size_t)nreduce,    \
+            shoal_fatal("%s: nreduce %d is negative", SHOAL_FN, nreduce);                          \
+        shoal_coll_reduce(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, (size_t)nreduce,        \
                           &op_##NAME##_##OP);                                                  \
     }
 
@@ -172,17 +177,17 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
 
 /* ---- scans (1.6) ---- */
 #define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                        \
-    int shmem_##NAME##_sum_inscan(shmem_team_t team, TYPE *dest, const TYPE *source,           \
-                                  size_t nelems)                                               \
+    SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)(shmem_team_t team, TYPE *dest,                   \
+                                                  const TYPE *source, size_t nelems)               \
     {                                                                                          \
-        shoal_coll_scan(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,      \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
                         source, nelems, &op_##NAME##_sum, 1);                                  \
         return 0;                                                                              \
     }                                                                                          \
-    int shmem_##NAME##_sum_exscan(shmem_team_t team, TYPE *dest, const TYPE *source,           \
-                                  size_t nelems)                                               \
+    SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)(shmem_team_t team, TYPE *dest,                   \
+                                                  const TYPE *source, size_t nelems)               \
     {                                                                                          \
-        shoal_coll_scan(__func__, TEAM_SET(__func__, team), shoal_team_psync(team), dest,      \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
                         source, nelems, &op_##NAME##_sum, 0);                                  \
         return 0;                                                                              \
     }
@@ -190,33 +195,33 @@ SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 
 /* ---- barriers ---- */
 
-void shmem_barrier_all(void)
+SHOAL_API_DEF(void, shmem_barrier_all)(void)
 {
-    SHOAL_REQUIRE_INIT(__func__);
-    shoal_check_coll(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
-                     0);
-    shoal_quiet(__func__);
+    SHOAL_REQUIRE_INIT(SHOAL_FN);
+    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
+                     0, 0);
+    shoal_quiet(SHOAL_FN);
     shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
-void shmem_sync_all(void)
+SHOAL_API_DEF(void, shmem_sync_all)(void)
 {
-    SHOAL_REQUIRE_INIT(__func__);
-    shoal_check_coll(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
-                     0);
+    SHOAL_REQUIRE_INIT(SHOAL_FN);
+    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
+                     0, 0);
     shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
-void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
-    shoal_quiet(__func__);
+    shoal_quiet(SHOAL_FN);
     shoal_barrier(&set, (uint64_t *)pSync);
 }
 
-void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
@@ -226,51 +231,55 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 
 /* ---- deprecated active-set data movement ---- */
 #define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                        \
-    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,     \
-                               int PE_start, int logPE_stride, int PE_size, long *pSync)       \
+    SHOAL_API_DEF(void, shmem_broadcast##BITS)(void *dest, const void *source, size_t nelems,      \
+                                               int PE_root, int PE_start, int logPE_stride,        \
+                                               int PE_size, long *pSync)                           \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
-        check_root(__func__, &set, PE_root);                                                   \
-        shoal_coll_broadcast(__func__, &set, (uint64_t *)pSync, dest, source,                  \
+        check_root(SHOAL_FN, &set, PE_root);                                                       \
+        shoal_coll_broadcast(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                      \
                              nelems * (BITS / 8), PE_root, 0);                                 \
     }                                                                                          \
-    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,      \
-                             int logPE_stride, int PE_size, long *pSync)                       \
+    SHOAL_API_DEF(void, shmem_collect##BITS)(void *dest, const void *source, size_t nelems,        \
+                                             int PE_start, int logPE_stride, int PE_size,          \
+                                             long *pSync)                                          \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
-        shoal_coll_collect(__func__, &set, (uint64_t *)pSync, dest, source,                    \
+        shoal_coll_collect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                        \
                            nelems * (BITS / 8));                                               \
     }                                                                                          \
-    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
-                              int logPE_stride, int PE_size, long *pSync)                      \
+    SHOAL_API_DEF(void, shmem_fcollect##BITS)(void *dest, const void *source, size_t nelems,       \
+                                              int PE_start, int logPE_stride, int PE_size,         \
+                                              long *pSync)                                         \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
-        shoal_coll_fcollect(__func__, &set, (uint64_t *)pSync, dest, source,                   \
+        shoal_coll_fcollect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                       \
                             nelems * (BITS / 8));                                              \
     }                                                                                          \
-    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,     \
-                              int logPE_stride, int PE_size, long *pSync)                      \
+    SHOAL_API_DEF(void, shmem_alltoall##BITS)(void *dest, const void *source, size_t nelems,       \
+                                              int PE_start, int logPE_stride, int PE_size,         \
+                                              long *pSync)                                         \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
-        shoal_coll_alltoall(__func__, &set, (uint64_t *)pSync, dest, source,                   \
+        shoal_coll_alltoall(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                       \
                             nelems * (BITS / 8));                                              \
     }                                                                                          \
-    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst,   \
-                               size_t nelems, int PE_start, int logPE_stride, int PE_size,     \
-                               long *pSync)                                                    \
+    SHOAL_API_DEF(void, shmem_alltoalls##BITS)(void *dest, const void *source, ptrdiff_t dst,      \
+                                               ptrdiff_t sst, size_t nelems, int PE_start,         \
+                                               int logPE_stride, int PE_size, long *pSync)         \
     {                                                                                          \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
-        shoal_coll_alltoalls(__func__, &set, (uint64_t *)pSync, dest, source, dst, sst,        \
+        shoal_coll_alltoalls(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, dst, sst,            \
                              BITS / 8, nelems);                                                \
     }
 SHOAL_DEF_ACTIVE_SET(32, unused)

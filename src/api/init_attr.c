@@ -11,6 +11,7 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include "api/api.h"
 #include "bootstrap/store.h"
 #include "core/init.h"
 #include "core/state.h"
@@ -25,7 +26,7 @@ static int bootstrap_exists(void)
     return shoal.bs.ops != NULL;
 }
 
-int shmemx_init_attr(unsigned int flags, shmemx_init_attr_t *attr)
+SHOAL_API_DEF(int, shmemx_init_attr)(unsigned int flags, shmemx_init_attr_t *attr)
 {
     const unsigned known = SHMEMX_INIT_WITH_UNIQUEID | SHMEMX_INIT_WITH_STORE;
 
@@ -76,7 +77,7 @@ int shmemx_init_attr(unsigned int flags, shmemx_init_attr_t *attr)
     return 0;
 }
 
-int shmemx_get_uniqueid(shmemx_uniqueid_t *id)
+SHOAL_API_DEF(int, shmemx_get_uniqueid)(shmemx_uniqueid_t *id)
 {
     if (id == NULL) {
         SHOAL_ERROR("shmemx_get_uniqueid: id is NULL");
@@ -91,8 +92,8 @@ int shmemx_get_uniqueid(shmemx_uniqueid_t *id)
     return 0;
 }
 
-int shmemx_set_attr_uniqueid_args(int rank, int npes, const shmemx_uniqueid_t *id,
-                                  shmemx_init_attr_t *attr)
+SHOAL_API_DEF(int, shmemx_set_attr_uniqueid_args)(int rank, int npes, const shmemx_uniqueid_t *id,
+                                                  shmemx_init_attr_t *attr)
 {
     if (id == NULL || attr == NULL) {
         SHOAL_ERROR("shmemx_set_attr_uniqueid_args: %s is NULL", id == NULL ? "id" : "attr");
@@ -112,7 +113,7 @@ int shmemx_set_attr_uniqueid_args(int rank, int npes, const shmemx_uniqueid_t *i
     return 0;
 }
 
-int shmemx_set_conf_store_tls(bool enable, const char *tls_info, uint32_t len)
+SHOAL_API_DEF(int, shmemx_set_conf_store_tls)(bool enable, const char *tls_info, uint32_t len)
 {
     if (shoal.initialized || bootstrap_exists() || shoal_store_started()) {
         SHOAL_ERROR("shmemx_set_conf_store_tls: called after initialization (or after "

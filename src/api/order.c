@@ -3,6 +3,7 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "core/barrier.h"
 #include "core/error.h"
 #include "core/lock.h"
@@ -10,12 +11,12 @@
 #include "core/rma.h"
 #include "core/team.h"
 
-void shmem_fence(void) { shoal_fence(__func__); }
-void shmem_ctx_fence(shmem_ctx_t ctx) { shoal_fence(__func__); }
-void shmem_quiet(void) { shoal_quiet(__func__); }
-void shmem_ctx_quiet(shmem_ctx_t ctx) { shoal_quiet(__func__); }
+SHOAL_API_DEF(void, shmem_fence)(void) { shoal_fence(SHOAL_FN); }
+SHOAL_API_DEF(void, shmem_ctx_fence)(shmem_ctx_t ctx) { shoal_fence(SHOAL_FN); }
+SHOAL_API_DEF(void, shmem_quiet)(void) { shoal_quiet(SHOAL_FN); }
+SHOAL_API_DEF(void, shmem_ctx_quiet)(shmem_ctx_t ctx) { shoal_quiet(SHOAL_FN); }
 
-void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+SHOAL_API_DEF(void, shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
     /* PEs on this host: stores are complete once issued. Others: flush only
      * the endpoints to them. PE numbers count in the context's team. */
@@ -35,19 +36,19 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
     }
 }
 
-void shmem_pe_quiet(const int *target_pes, size_t npes)
+SHOAL_API_DEF(void, shmem_pe_quiet)(const int *target_pes, size_t npes)
 {
-    shmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
+    pshmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 
-void shmem_set_lock(long *lock) { shoal_lock_set(__func__, lock); }
-void shmem_clear_lock(long *lock) { shoal_lock_clear(__func__, lock); }
-int shmem_test_lock(long *lock) { return shoal_lock_test(__func__, lock); }
+SHOAL_API_DEF(void, shmem_set_lock)(long *lock) { shoal_lock_set(SHOAL_FN, lock); }
+SHOAL_API_DEF(void, shmem_clear_lock)(long *lock) { shoal_lock_clear(SHOAL_FN, lock); }
+SHOAL_API_DEF(int, shmem_test_lock)(long *lock) { return shoal_lock_test(SHOAL_FN, lock); }
 
 /* Cache management: no-ops on cache-coherent machines, kept for old programs. */
-void shmem_clear_cache_inv(void) {}
-void shmem_set_cache_inv(void) {}
-void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
-void shmem_set_cache_line_inv(void *dest) { (void)dest; }
-void shmem_udcflush(void) {}
-void shmem_udcflush_line(void *dest) { (void)dest; }
+SHOAL_API_DEF(void, shmem_clear_cache_inv)(void) {}
+SHOAL_API_DEF(void, shmem_set_cache_inv)(void) {}
+SHOAL_API_DEF(void, shmem_clear_cache_line_inv)(void *dest) { (void)dest; }
+SHOAL_API_DEF(void, shmem_set_cache_line_inv)(void *dest) { (void)dest; }
+SHOAL_API_DEF(void, shmem_udcflush)(void) {}
+SHOAL_API_DEF(void, shmem_udcflush_line)(void *dest) { (void)dest; }

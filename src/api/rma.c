@@ -5,6 +5,7 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "core/rma.h"
 #include "core/team.h"
 
@@ -12,41 +13,47 @@
  * name: typed names put the type first (shmem_long_put_nbi), sized names put
  * the size after the base (shmem_put64_nbi). */
 #define SHOAL_DEF_RMA_OPS(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM)                                    \
-    void NAME(put, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe)     \
+    SHOAL_API_DEF(void, NAME(put, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, \
+                                          int pe)                                                  \
     {                                                                                          \
-        shoal_put(__func__, dest, source, nelems * (ELEM), PE(pe));                                \
+        shoal_put(SHOAL_FN, dest, source, nelems * (ELEM), PE(pe));                                \
     }                                                                                          \
-    void NAME(get, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe)     \
+    SHOAL_API_DEF(void, NAME(get, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, \
+                                          int pe)                                                  \
     {                                                                                          \
-        shoal_get(__func__, dest, source, nelems * (ELEM), PE(pe));                                \
+        shoal_get(SHOAL_FN, dest, source, nelems * (ELEM), PE(pe));                                \
     }                                                                                          \
-    void NAME(put, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+    SHOAL_API_DEF(void, NAME(put, _nbi, ARG))(CTX_PARAM TYPE *dest, const TYPE *source,            \
+                                              size_t nelems, int pe)                               \
     {                                                                                          \
-        shoal_put_nbi(__func__, dest, source, nelems * (ELEM), PE(pe));                            \
+        shoal_put_nbi(SHOAL_FN, dest, source, nelems * (ELEM), PE(pe));                            \
     }                                                                                          \
-    void NAME(get, _nbi, ARG)(CTX_PARAM TYPE *dest, const TYPE *source, size_t nelems, int pe) \
+    SHOAL_API_DEF(void, NAME(get, _nbi, ARG))(CTX_PARAM TYPE *dest, const TYPE *source,            \
+                                              size_t nelems, int pe)                               \
     {                                                                                          \
-        shoal_get_nbi(__func__, dest, source, nelems * (ELEM), PE(pe));                            \
+        shoal_get_nbi(SHOAL_FN, dest, source, nelems * (ELEM), PE(pe));                            \
     }                                                                                          \
-    void NAME(iput, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,            \
-                           ptrdiff_t sst, size_t nelems, int pe)                               \
+    SHOAL_API_DEF(void, NAME(iput, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source,               \
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)    \
     {                                                                                          \
-        shoal_strided(__func__, 1, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
+        shoal_strided(SHOAL_FN, 1, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
     }                                                                                          \
-    void NAME(iget, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,            \
-                           ptrdiff_t sst, size_t nelems, int pe)                               \
+    SHOAL_API_DEF(void, NAME(iget, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source,               \
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe)    \
     {                                                                                          \
-        shoal_strided(__func__, 0, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
+        shoal_strided(SHOAL_FN, 0, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
     }                                                                                          \
-    void NAME(ibput, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,           \
-                            ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)               \
+    SHOAL_API_DEF(void, NAME(ibput, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source,              \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                                            size_t nblocks, int pe)                                \
     {                                                                                          \
-        shoal_strided(__func__, 1, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
+        shoal_strided(SHOAL_FN, 1, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
     }                                                                                          \
-    void NAME(ibget, , ARG)(CTX_PARAM TYPE *dest, const TYPE *source, ptrdiff_t dst,           \
-                            ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)               \
+    SHOAL_API_DEF(void, NAME(ibget, , ARG))(CTX_PARAM TYPE *dest, const TYPE *source,              \
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t bsize,            \
+                                            size_t nblocks, int pe)                                \
     {                                                                                          \
-        shoal_strided(__func__, 0, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
+        shoal_strided(SHOAL_FN, 0, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
     }
 
 #define SHOAL_CTX shmem_ctx_t ctx,
@@ -63,24 +70,24 @@
 #define SHOAL_DEF_RMA_TYPED(TYPE, NAME, ...)                                                   \
     SHOAL_DEF_RMA_OPS(SHOAL_NAME_TYPED, NAME, SHOAL_NOCTX, SHOAL_PE_WORLD, TYPE, sizeof(TYPE))                 \
     SHOAL_DEF_RMA_OPS(SHOAL_NAME_CTX_TYPED, NAME, SHOAL_CTX, SHOAL_PE_OF_CTX, TYPE, sizeof(TYPE))               \
-    void shmem_##NAME##_p(TYPE *dest, TYPE value, int pe)                                      \
+    SHOAL_API_DEF(void, shmem_##NAME##_p)(TYPE *dest, TYPE value, int pe)                          \
     {                                                                                          \
-        shoal_put(__func__, dest, &value, sizeof(TYPE), pe);                                   \
+        shoal_put(SHOAL_FN, dest, &value, sizeof(TYPE), pe);                                       \
     }                                                                                          \
-    void shmem_ctx_##NAME##_p(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                 \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_p)(shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)     \
     {                                                                                          \
-        shoal_put(__func__, dest, &value, sizeof(TYPE), SHOAL_CTX_PE(ctx, pe));                \
+        shoal_put(SHOAL_FN, dest, &value, sizeof(TYPE), SHOAL_CTX_PE(ctx, pe));                    \
     }                                                                                          \
-    TYPE shmem_##NAME##_g(const TYPE *source, int pe)                                          \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_g)(const TYPE *source, int pe)                              \
     {                                                                                          \
         TYPE value;                                                                            \
-        shoal_get(__func__, &value, source, sizeof(TYPE), pe);                                 \
+        shoal_get(SHOAL_FN, &value, source, sizeof(TYPE), pe);                                     \
         return value;                                                                          \
     }                                                                                          \
-    TYPE shmem_ctx_##NAME##_g(shmem_ctx_t ctx, const TYPE *source, int pe)                     \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_g)(shmem_ctx_t ctx, const TYPE *source, int pe)         \
     {                                                                                          \
         TYPE value;                                                                            \
-        shoal_get(__func__, &value, source, sizeof(TYPE), SHOAL_CTX_PE(ctx, pe));              \
+        shoal_get(SHOAL_FN, &value, source, sizeof(TYPE), SHOAL_CTX_PE(ctx, pe));                  \
         return value;                                                                          \
     }
 SHMEM_RMA_TYPES(SHOAL_DEF_RMA_TYPED)
@@ -92,35 +99,39 @@ SHMEM_RMA_TYPES(SHOAL_DEF_RMA_TYPED)
 SHMEM_SIZED_RMA(SHOAL_DEF_RMA_SIZED)
 
 /* mem: byte-addressed. */
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_putmem)(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_put(__func__, dest, source, nelems, pe);
+    shoal_put(SHOAL_FN, dest, source, nelems, pe);
 }
-void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_ctx_putmem)(shmem_ctx_t ctx, void *dest, const void *source,
+                                      size_t nelems, int pe)
 {
-    shoal_put(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_put(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_getmem)(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_get(__func__, dest, source, nelems, pe);
+    shoal_get(SHOAL_FN, dest, source, nelems, pe);
 }
-void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_ctx_getmem)(shmem_ctx_t ctx, void *dest, const void *source,
+                                      size_t nelems, int pe)
 {
-    shoal_get(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_get(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_putmem_nbi)(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_put_nbi(__func__, dest, source, nelems, pe);
+    shoal_put_nbi(SHOAL_FN, dest, source, nelems, pe);
 }
-void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_ctx_putmem_nbi)(shmem_ctx_t ctx, void *dest, const void *source,
+                                          size_t nelems, int pe)
 {
-    shoal_put_nbi(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_put_nbi(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_getmem_nbi)(void *dest, const void *source, size_t nelems, int pe)
 {
-    shoal_get_nbi(__func__, dest, source, nelems, pe);
+    shoal_get_nbi(SHOAL_FN, dest, source, nelems, pe);
 }
-void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
+SHOAL_API_DEF(void, shmem_ctx_getmem_nbi)(shmem_ctx_t ctx, void *dest, const void *source,
+                                          size_t nelems, int pe)
 {
-    shoal_get_nbi(__func__, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
+    shoal_get_nbi(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
 }

@@ -8,19 +8,21 @@
 #include <shmem.h>
 #include <shmemx.h>
 
+#include "api/api.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/init.h"
+#include "core/pcontrol.h"
 #include "core/peer.h"
 #include "util/log.h"
 
-void shmem_init(void)
+SHOAL_API_DEF(void, shmem_init)(void)
 {
     if (shoal_init(SHMEM_THREAD_SINGLE) != SHOAL_OK)
         shoal_fatal("shmem_init failed; see the messages above");
 }
 
-int shmem_init_thread(int requested, int *provided)
+SHOAL_API_DEF(int, shmem_init_thread)(int requested, int *provided)
 {
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         shoal_fatal("shmem_init_thread: requested %d is not a thread level; use "
@@ -33,47 +35,47 @@ int shmem_init_thread(int requested, int *provided)
     return 0;
 }
 
-void shmem_finalize(void) { shoal_finalize(); }
+SHOAL_API_DEF(void, shmem_finalize)(void) { shoal_finalize(); }
 
-void shmem_query_initialized(int *initialized)
+SHOAL_API_DEF(void, shmem_query_initialized)(int *initialized)
 {
     if (initialized != NULL)
         *initialized = shoal.initialized;
 }
 
-void shmem_query_finalized(int *finalized)
+SHOAL_API_DEF(void, shmem_query_finalized)(int *finalized)
 {
     if (finalized != NULL)
         *finalized = shoal.finalized;
 }
 
-void shmem_query_thread(int *provided)
+SHOAL_API_DEF(void, shmem_query_thread)(int *provided)
 {
-    SHOAL_REQUIRE_INIT(__func__);
+    SHOAL_REQUIRE_INIT(SHOAL_FN);
     if (provided != NULL)
         *provided = shoal.thread_level;
 }
 
-void shmem_global_exit(int status) { shoal_global_exit(status); }
+SHOAL_API_DEF(void, shmem_global_exit)(int status) { shoal_global_exit(status); }
 
-int shmem_my_pe(void)
+SHOAL_API_DEF(int, shmem_my_pe)(void)
 {
     return shoal.initialized ? SHOAL_MY_PE : -1;
 }
 
-int shmem_n_pes(void)
+SHOAL_API_DEF(int, shmem_n_pes)(void)
 {
     return shoal.initialized ? SHOAL_NPES : -1;
 }
 
-int shmem_pe_accessible(int pe)
+SHOAL_API_DEF(int, shmem_pe_accessible)(int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
     return shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP) != 0 || shoal.route.net;
 }
 
-int shmem_addr_accessible(const void *addr, int pe)
+SHOAL_API_DEF(int, shmem_addr_accessible)(const void *addr, int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
@@ -81,14 +83,14 @@ int shmem_addr_accessible(const void *addr, int pe)
     return shoal_route_find(&shoal.route, pe, addr, 1, &w) != SHOAL_ROUTE_ERROR;
 }
 
-void *shmem_ptr(const void *dest, int pe)
+SHOAL_API_DEF(void *, shmem_ptr)(const void *dest, int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return NULL;
     return shoal_peer_addr(dest, 1, pe);
 }
 
-void shmem_info_get_version(int *major, int *minor)
+SHOAL_API_DEF(void, shmem_info_get_version)(int *major, int *minor)
 {
     if (major != NULL)
         *major = SHMEM_MAJOR_VERSION;
@@ -96,7 +98,7 @@ void shmem_info_get_version(int *major, int *minor)
         *minor = SHMEM_MINOR_VERSION;
 }
 
-void shmem_info_get_name(char *name)
+SHOAL_API_DEF(void, shmem_info_get_name)(char *name)
 {
     if (name != NULL) {
         strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
@@ -104,22 +106,42 @@ void shmem_info_get_name(char *name)
     }
 }
 
-/* Profiling control: no profiler is attached yet, so levels are accepted and ignored. */
-void shmem_pcontrol(int level, ...) { (void)level; }
+/* Profiling control: the level is recorded for Shoal's own tracing and
+ * profiling (core/pcontrol.h says what each level means); the extra
+ * arguments are a profiling library's, and Shoal does not read them. */
+SHOAL_API_DEF(void, shmem_pcontrol)(int level, ...)
+{
+    shoal_pcontrol_set(level);
+    /* Read back from the state, so the line shows what was recorded. */
+    int now = shoal_pcontrol_level();
+    SHOAL_DEBUG("shmem_pcontrol: level %d: %s (%u flush requests so far)", now,
+                now <= SHOAL_PCONTROL_OFF       ? "profiling off"
+                : now == SHOAL_PCONTROL_DEFAULT ? "profiling on at the default detail"
+                : now == SHOAL_PCONTROL_FLUSH   ? "profiling on, flush requested"
+                                                : "profiling on; a level above 2 is a profiling "
+                                                  "library's, Shoal treats it as 1",
+                shoal_pcontrol_flushes());
+}
 
 /* Deprecated names. */
-void start_pes(int npes)
+SHOAL_API_DEF(void, start_pes)(int npes)
 {
     (void)npes;
-    shmem_init();
+    pshmem_init();
 }
-int _my_pe(void) { return shmem_my_pe(); }
-int _num_pes(void) { return shmem_n_pes(); }
-int my_pe(void) { return shmem_my_pe(); }
-int num_pes(void) { return shmem_n_pes(); }
+SHOAL_API_DEF(int, _my_pe)(void) { return pshmem_my_pe(); }
+SHOAL_API_DEF(int, _num_pes)(void) { return pshmem_n_pes(); }
+SHOAL_API_DEF(int, my_pe)(void) { return pshmem_my_pe(); }
+SHOAL_API_DEF(int, num_pes)(void) { return pshmem_n_pes(); }
 
 /* ---- extensions ---- */
-void shmemx_heap_info(size_t *total, size_t *used, size_t *largest_free)
+SHOAL_API_DEF(int, shmemx_addr_check)(const char *fn, const char *what, const void *addr,
+                                      size_t len, int pe, char *msg, size_t msglen)
+{
+    return shoal_route_check(fn, what, addr, len, pe, msg, msglen);
+}
+
+SHOAL_API_DEF(void, shmemx_heap_info)(size_t *total, size_t *used, size_t *largest_free)
 {
     size_t t = 0, u = 0, l = 0;
     if (shoal.initialized)

@@ -3,6 +3,7 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "core/barrier.h"
 #include "core/signal.h"
 #include "core/team.h"
@@ -18,16 +19,16 @@ void shoal_signal_bad_op(const char *fn, int sig_op)
 /* NAME(suffix) spells the routine; ELEM is the element size. */
 /* NBI: 1 for the _nbi forms (the source may not be reused before quiet). */
 #define SHOAL_DEF_PUT_SIGNAL_OPS(NAME, CTXNAME, TYPE, ELEM, NBI)                               \
-    void NAME(TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,               \
-              uint64_t signal, int sig_op, int pe)                                             \
+    SHOAL_API_DEF(void, NAME)(TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,   \
+                              uint64_t signal, int sig_op, int pe)                                 \
     {                                                                                          \
-        shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
+        shoal_put_signal(SHOAL_FN, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,        \
                          pe, NBI);                                                             \
     }                                                                                          \
-    void CTXNAME(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems,               \
-                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)                      \
+    SHOAL_API_DEF(void, CTXNAME)(shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems,   \
+                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe)          \
     {                                                                                          \
-        shoal_put_signal(__func__, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,    \
+        shoal_put_signal(SHOAL_FN, dest, source, nelems * (ELEM), sig_addr, signal, sig_op,        \
                          SHOAL_CTX_PE(ctx, pe), NBI);                                          \
     }
 
@@ -50,33 +51,35 @@ SHOAL_DEF_PUT_SIGNAL_SIZED(64, 8)
 SHOAL_DEF_PUT_SIGNAL_SIZED(128, 16)
 SHOAL_DEF_PUT_SIGNAL_SIZED(mem, 1)
 
-uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
+SHOAL_API_DEF(uint64_t, shmem_signal_fetch)(const uint64_t *sig_addr)
 {
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 
-void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
+SHOAL_API_DEF(void, shmem_signal_add)(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, pe);
+    shoal_signal_update(SHOAL_FN, sig_addr, signal, SHMEM_SIGNAL_ADD, pe);
 }
 
-void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+SHOAL_API_DEF(void, shmem_ctx_signal_add)(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                          int pe)
 {
-    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_ADD, SHOAL_CTX_PE(ctx, pe));
+    shoal_signal_update(SHOAL_FN, sig_addr, signal, SHMEM_SIGNAL_ADD, SHOAL_CTX_PE(ctx, pe));
 }
 
-void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
+SHOAL_API_DEF(void, shmem_signal_set)(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
+    shoal_signal_update(SHOAL_FN, sig_addr, signal, SHMEM_SIGNAL_SET, pe);
 }
 
-void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
+SHOAL_API_DEF(void, shmem_ctx_signal_set)(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal,
+                                          int pe)
 {
-    shoal_signal_update(__func__, sig_addr, signal, SHMEM_SIGNAL_SET, SHOAL_CTX_PE(ctx, pe));
+    shoal_signal_update(SHOAL_FN, sig_addr, signal, SHMEM_SIGNAL_SET, SHOAL_CTX_PE(ctx, pe));
 }
 
-uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
+SHOAL_API_DEF(uint64_t, shmem_signal_wait_until)(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
-    shoal_wait_one(__func__, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
+    shoal_wait_one(SHOAL_FN, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }

@@ -5,41 +5,45 @@
  */
 #include <shmem.h>
 
+#include "api/api.h"
 #include "core/barrier.h"
 #include "core/check.h"
 #include "core/error.h"
+#include "core/peer.h"
 #include "core/team.h"
 
-int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
-                             const shmem_team_config_t *config, long config_mask,
-                             shmem_team_t *new_team)
+SHOAL_API_DEF(int, shmem_team_split_strided)(shmem_team_t parent, int start, int stride, int size,
+                                             const shmem_team_config_t *config, long config_mask,
+                                             shmem_team_t *new_team)
 {
-    return shoal_team_split_strided(__func__, parent, start, stride, size, config, config_mask,
+    return shoal_team_split_strided(SHOAL_FN, parent, start, stride, size, config, config_mask,
                                     new_team);
 }
 
-int shmem_team_split_2d(shmem_team_t parent, int xrange, const shmem_team_config_t *xaxis_config,
-                        long xaxis_mask, shmem_team_t *xaxis_team,
-                        const shmem_team_config_t *yaxis_config, long yaxis_mask,
-                        shmem_team_t *yaxis_team)
+SHOAL_API_DEF(int, shmem_team_split_2d)(shmem_team_t parent, int xrange,
+                                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                                        shmem_team_t *xaxis_team,
+                                        const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                        shmem_team_t *yaxis_team)
 {
-    return shoal_team_split_2d(__func__, parent, xrange, xaxis_config, xaxis_mask, xaxis_team,
+    return shoal_team_split_2d(SHOAL_FN, parent, xrange, xaxis_config, xaxis_mask, xaxis_team,
                                yaxis_config, yaxis_mask, yaxis_team);
 }
 
-void shmem_team_destroy(shmem_team_t team) { shoal_team_destroy(team); }
+SHOAL_API_DEF(void, shmem_team_destroy)(shmem_team_t team) { shoal_team_destroy(team); }
 
-int shmem_team_my_pe(shmem_team_t team)
+SHOAL_API_DEF(int, shmem_team_my_pe)(shmem_team_t team)
 {
     return team == SHMEM_TEAM_INVALID ? -1 : team->set.my_index;
 }
 
-int shmem_team_n_pes(shmem_team_t team)
+SHOAL_API_DEF(int, shmem_team_n_pes)(shmem_team_t team)
 {
     return team == SHMEM_TEAM_INVALID ? -1 : team->set.size;
 }
 
-int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+SHOAL_API_DEF(int, shmem_team_get_config)(shmem_team_t team, long config_mask,
+                                          shmem_team_config_t *config)
 {
     if (team == SHMEM_TEAM_INVALID || (config == NULL && config_mask != 0))
         return 1;
@@ -48,7 +52,8 @@ int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config
     return 0;
 }
 
-int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+SHOAL_API_DEF(int, shmem_team_translate_pe)(shmem_team_t src_team, int src_pe,
+                                            shmem_team_t dest_team)
 {
     if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
         src_pe >= src_team->set.size)
@@ -63,28 +68,28 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
     return offset / d->stride;
 }
 
-void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
+SHOAL_API_DEF(void *, shmem_team_ptr)(shmem_team_t team, const void *dest, int pe)
 {
-    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->set.size)
+    if (!shoal.initialized || team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->set.size)
         return NULL;
-    return shmem_ptr(dest, shoal_peset_world(&team->set, pe));
+    return shoal_peer_addr(dest, 1, shoal_peset_world(&team->set, pe));
 }
 
-int shmem_team_sync(shmem_team_t team)
+SHOAL_API_DEF(int, shmem_team_sync)(shmem_team_t team)
 {
-    shoal_team_check(__func__, team);
-    shoal_check_coll(__func__, &team->set, shoal_team_psync(team), -1, 0, 0);
+    shoal_team_check(SHOAL_FN, team);
+    shoal_check_coll(SHOAL_FN, &team->set, shoal_team_psync(team), -1, 0, 0);
     shoal_barrier(&team->set, shoal_team_psync(team));
     return 0;
 }
 
-int shmem_ctx_create(long options, shmem_ctx_t *ctx)
+SHOAL_API_DEF(int, shmem_ctx_create)(long options, shmem_ctx_t *ctx)
 {
-    SHOAL_REQUIRE_INIT(__func__);
-    return shoal_ctx_create(__func__, SHMEM_TEAM_WORLD, options, ctx);
+    SHOAL_REQUIRE_INIT(SHOAL_FN);
+    return shoal_ctx_create(SHOAL_FN, SHMEM_TEAM_WORLD, options, ctx);
 }
 
-int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
+SHOAL_API_DEF(int, shmem_ctx_get_team)(shmem_ctx_t ctx, shmem_team_t *team)
 {
     if (team == NULL)
         return 1;
@@ -96,20 +101,20 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
-void shmem_ctx_session_start(shmem_ctx_t ctx, long options, const shmem_session_config_t *config,
-                             long config_mask)
+SHOAL_API_DEF(void, shmem_ctx_session_start)(shmem_ctx_t ctx, long options,
+                                             const shmem_session_config_t *config, long config_mask)
 {
     (void)ctx, (void)options, (void)config, (void)config_mask; /* a hint */
 }
 
-void shmem_ctx_session_stop(shmem_ctx_t ctx)
+SHOAL_API_DEF(void, shmem_ctx_session_stop)(shmem_ctx_t ctx)
 {
     (void)ctx;
 }
 
-int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
+SHOAL_API_DEF(int, shmem_team_create_ctx)(shmem_team_t team, long options, shmem_ctx_t *ctx)
 {
-    return shoal_ctx_create(__func__, team, options, ctx);
+    return shoal_ctx_create(SHOAL_FN, team, options, ctx);
 }
 
-void shmem_ctx_destroy(shmem_ctx_t ctx) { shoal_ctx_destroy(ctx); }
+SHOAL_API_DEF(void, shmem_ctx_destroy)(shmem_ctx_t ctx) { shoal_ctx_destroy(ctx); }

@@ -45,7 +45,7 @@ static const char *row_name(unsigned row)
 /* Works out why (addr, len, pe) cannot be reached, into msg. Returns 0 when
  * it can (the route table maps it here or sends it to the network), 1 with
  * the message otherwise. The one place that knows the causes: the data path
- * dies with this message, shmemx_addr_check returns it. */
+ * dies with this message, shoal_route_check (shmemx_addr_check) returns it. */
 static int route_diagnose(const char *fn, const char *what, const void *addr, size_t len, int pe,
                           char *msg, size_t size)
 {
@@ -94,7 +94,7 @@ void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t
     shoal_fatal("%s", msg);
 }
 
-int shmemx_addr_check(const char *fn, const char *what, const void *addr, size_t len, int pe,
+int shoal_route_check(const char *fn, const char *what, const void *addr, size_t len, int pe,
                       char *msg, size_t msglen)
 {
     char buf[1024];

@@ -23,6 +23,7 @@
 #include "core/hosts.h"
 #include "core/init.h"
 #include "core/state.h"
+#include "core/pcontrol.h"
 #include "core/team.h"
 #include "mem/route_build.h"
 #include "transport/net.h"
@@ -34,6 +35,7 @@ shoal_init_overrides_t shoal_init_overrides;
 
 shoal_state_t shoal = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
+    .pcontrol_level = SHOAL_PCONTROL_DEFAULT,
     .segs = {[0 ... SHOAL_ROUTE_ROWS - 1] = {NULL, 0, -1}},
 };
 

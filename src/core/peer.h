@@ -31,6 +31,11 @@ SHOAL_INLINE void *shoal_peer_addr(const void *addr, size_t len, int pe)
 void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t len, int pe)
     __attribute__((cold, noreturn));
 
+/* shmemx_addr_check: 0 when (addr, len) is reachable on `pe`; else -1 and
+ * the message shoal_route_fail would end the job with, written into msg. */
+int shoal_route_check(const char *fn, const char *what, const void *addr, size_t len, int pe,
+                      char *msg, size_t msglen);
+
 /* Routes an access of the data path: returns SHOAL_ROUTE_LOCAL (w->ptr) or
  * SHOAL_ROUTE_NET (w->row, w->off), or ends the job with a message. */
 SHOAL_INLINE shoal_route_kind_t shoal_route_pe(const char *fn, const char *what,

@@ -24,6 +24,11 @@ for cxx in oshc++ oshCC oshcxx; do "$prefix/bin/$cxx" "$prefix/t.cpp" -o "$prefi
 "$prefix/bin/shoalcc" -O2 "$src/tests/programs/mpp_ring.c" -o "$prefix/mpp_ring"
 "$prefix/bin/shoalrun" -n 4 "$prefix/mpp_ring"
 
+# The profiling interface: <pshmem.h> is installed and its names link.
+printf '#include <pshmem.h>\nint main(void){pshmem_init();int ok=pshmem_n_pes()==shmem_n_pes();pshmem_finalize();return !ok;}\n' > "$prefix/p.c"
+"$prefix/bin/shoalcc" "$prefix/p.c" -o "$prefix/pshmem_names"
+"$prefix/bin/shoalrun" -n 2 "$prefix/pshmem_names"
+
 PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 "$src/examples/ring.c" -o "$prefix/ring_pc" \
     $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs shoal)
 "$prefix/bin/shoalrun" -n 3 "$prefix/ring_pc"

@@ -1,0 +1,52 @@
+/*
+ * Every routine of shmemx.h, declared once, with each name spelled
+ * SHMEM_FN(name) as in shmem/routines.h: <shmemx.h> includes this list with
+ * the plain names, <pshmem.h> again with the name-shifted ones
+ * (pshmemx_heap_info, ...). Hence no include guard; not meant to be
+ * included on its own.
+ */
+#ifndef SHMEM_FN
+#error "include <shmemx.h> or <pshmem.h>, not <shmem/routines_x.h>"
+#endif
+
+/* The symmetric heap of the calling PE: its usable size, the bytes in live
+ * allocations (rounded to the allocator's granularity) and the largest block
+ * a shmem_malloc could get now. All zero before shmem_init. */
+SHMEM_API void SHMEM_FN(shmemx_heap_info)(size_t *total, size_t *used, size_t *largest_free);
+
+/* For bindings that must report bad input instead of ending the job (the
+ * Python package): checks that the `len` bytes at `addr` are symmetric and
+ * reachable on world PE `pe`, as every RMA, AMO and signal routine does
+ * before it transfers. Returns 0 if so; otherwise -1, with the message the
+ * routine `fn` would have ended the job with (naming `what`, the value and
+ * the fix) written into msg (up to msglen bytes, NUL-terminated). Never ends
+ * the job and needs no collective call. */
+SHMEM_API int SHMEM_FN(shmemx_addr_check)(const char *fn, const char *what, const void *addr,
+                                          size_t len, int pe, char *msg, size_t msglen);
+
+/* Initializes like shmem_init_thread(attr->thread_level), with the job and
+ * heap size taken from `attr` (flags 0: only heap_size and thread_level).
+ * Returns 0, or a negative value after logging why. The store settings
+ * apply to the first initialization of the process only. */
+SHMEM_API int SHMEM_FN(shmemx_init_attr)(unsigned int flags, shmemx_init_attr_t *attr);
+
+/* Starts the config store in this process (once; later calls return the
+ * same ID) and writes the ID that leads PEs to it. The process must live
+ * until the job's PEs have finalized; at exit it waits for them. Where it
+ * listens: SHOAL_STORE (port 0: any free port), SHOAL_STORE_LISTEN_IFACE and
+ * SHOAL_STORE_ADVERTISE_IFACE. Returns 0 or a negative value. */
+SHMEM_API int SHMEM_FN(shmemx_get_uniqueid)(shmemx_uniqueid_t *id);
+
+/* Fills attr for shmemx_init_attr(SHMEMX_INIT_WITH_UNIQUEID, attr). */
+SHMEM_API int SHMEM_FN(shmemx_set_attr_uniqueid_args)(int rank, int npes,
+                                                      const shmemx_uniqueid_t *id,
+                                                      shmemx_init_attr_t *attr);
+
+/* Chooses how the config store's traffic is protected; call it before
+ * initialization (and before shmemx_get_uniqueid). enable with tls_info of
+ * length 0: TLS 1.3 authenticated by the job secret (the default). enable
+ * with tls_info "cert=PATH;key=PATH;ca=PATH[;crl=PATH][;verify_name=0]":
+ * certificates. !enable: no TLS (a warning says so once). It must agree on
+ * every PE. Returns 0; a negative value (and changes nothing) when the text
+ * or files are wrong or a store connection already exists. */
+SHMEM_API int SHMEM_FN(shmemx_set_conf_store_tls)(bool enable, const char *tls_info, uint32_t len);

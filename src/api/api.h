@@ -1,0 +1,39 @@
+/*
+ * The one definition hook of the public routines, for the profiling
+ * interface (include/pshmem.h). Every entry point in src/api is defined as
+ *
+ *     SHOAL_API_DEF(RET, shmem_long_put)(long *dest, ...) { ... }
+ *
+ * which defines the routine under its name-shifted name pshmem_long_put and
+ * makes shmem_long_put a weak alias of it: one body, two exported names, so
+ * a tool library in front of libshoal can replace shmem_long_put and reach
+ * Shoal through pshmem_long_put. The macro takes the plain name so the
+ * typed generators can spell it with their SHOAL_NAME_* macros; it expands
+ * the name first and then pastes the `p`, as pshmem.h does.
+ *
+ * The static assertion makes pshmem.h complete and exact: a routine whose
+ * twin pshmem.h does not declare, or declares with another type, does not
+ * compile.
+ *
+ * Inside the library nothing calls a plain name (a weak symbol could be the
+ * tool's, and the tool must count only the program's calls): an entry point
+ * that forwards to another calls the pshmem_ twin in the same file, or the
+ * core. tests/abi checks that libshoal has no PLT entry for its own names.
+ */
+#ifndef SHOAL_API_API_H
+#define SHOAL_API_API_H
+
+#include <pshmem.h>
+
+#define SHOAL_API_DEF(RET, name) SHOAL_API_DEF_(RET, name)
+#define SHOAL_API_DEF_(RET, name)                                                              \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(name), __typeof__(p##name)),        \
+                   "pshmem.h declares p" #name " as shmem.h declares " #name);                 \
+    extern __typeof__(name) name __attribute__((weak, alias("p" #name)));                      \
+    RET p##name
+
+/* The routine's spec name for messages, inside a SHOAL_API_DEF body:
+ * __func__ is the pshmem_ name, and users call the plain one. */
+#define SHOAL_FN (&__func__[1])
+
+#endif
