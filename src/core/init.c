@@ -133,6 +133,7 @@ shoal_status_t shoal_init(int requested_thread_level)
         shoal_env.symmetric_size = shoal_init_overrides.symmetric_size;
     shoal_log_level = shoal_env.debug ? SHOAL_LOG_DEBUG : (int)shoal_env.log_level;
     shoal_check_on = shoal_env.check || shoal_env.debug;
+    shoal_log_configure(shoal_env.debug_subsys, shoal_env.log_file);
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
     status = bootstrap_once();

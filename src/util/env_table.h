@@ -26,6 +26,13 @@
     X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")  \
     X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                   \
       "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")              \
+    X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                            \
+      "Comma-separated subsystems whose info and debug lines are printed (bootstrap, "         \
+      "transport, memory, coll, rma, init, core); setting it turns debug lines on. Empty: "    \
+      "all.")                                                                                  \
+    X(SHOAL_LOG_FILE, string, log_file, "",                                                    \
+      "Also write each PE's log lines to this file (%h host, %p pid, %r PE are replaced, for " \
+      "example shoal.%h.%r.log); errors and warnings still go to stderr.")                     \
     X(SHOAL_SYMMETRIC_GLOBALS, bool, symmetric_globals, "1",                                   \
       "Make the executable's global and static variables symmetric (remotely accessible).")    \
     X(SHOAL_WAIT_SPIN, uint, wait_spin, "512",                                                 \

@@ -42,7 +42,7 @@ expect() {
     echo "ok $mode (status $rc)"
 }
 
-expect ok zero "every collective ran with check mode on at $npes PEs"
+expect ok zero "every collective gave the right values at $npes PEs"
 if [ "$npes" -gt 1 ]; then
     expect root_mismatch nonzero "shmem_long_broadcast (SHOAL_CHECK)" "passed different arguments" \
         "PE $last (team PE $last) called shmem_long_broadcast(root 1, 32 bytes)" \

@@ -798,6 +798,8 @@ shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generati
     shoal_status_t status;
     /* The plugin has its own copy of the logger: same level, same PE prefix. */
     shoal_log_level = log_level;
+    /* This plugin's copy of the log module takes the library's choices. */
+    shoal_log_configure(getenv("SHOAL_DEBUG_SUBSYS"), getenv("SHOAL_LOG_FILE"));
     shoal_log_set_pe(bs->rank);
     ucx_t *u = calloc(1, sizeof(*u));
     if (u == NULL)
