@@ -12,6 +12,9 @@ lib=$(ls -d "$prefix"/lib* | head -n 1)
 
 "$prefix/bin/shoalcc" -O2 "$src/examples/counter.c" -o "$prefix/counter_cc"
 "$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc"
+# The installed shoal-info finds the installed UCX plugin.
+"$prefix/bin/shoal-info" | grep -q "UCX plugin: loads from $prefix/" ||
+    { echo "FAIL: installed shoal-info does not load the plugin from $prefix:"; "$prefix/bin/shoal-info" | head -8; exit 1; }
 
 # The conventional OpenSHMEM names, as links to Shoal's tools.
 (cd "$prefix" && "$prefix/bin/oshcc" "$src/examples/ring.c" -o ring_osh &&
