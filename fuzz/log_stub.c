@@ -16,3 +16,25 @@ void shoal_log(shoal_log_level_t level, const char *fmt, ...)
     (void)level;
     (void)fmt;
 }
+
+unsigned shoal_log_subsys = ~0u;
+
+int shoal_log_subsys_on(const char *file)
+{
+    (void)file;
+    return 0;
+}
+
+shoal_status_t shoal_log_configure(const char *subsys, const char *file)
+{
+    (void)subsys;
+    (void)file;
+    return SHOAL_OK;
+}
+
+void shoal_log_from(shoal_log_level_t level, const char *file, const char *fmt, ...)
+{
+    (void)level;
+    (void)file;
+    (void)fmt;
+}
