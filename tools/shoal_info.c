@@ -81,6 +81,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int rc = shoal_env_load(&env) == SHOAL_OK ? 0 : 1;
+    shoal_env_warn_typos();
     printf("%s, OpenSHMEM %d.%d\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
            SHMEM_MINOR_VERSION);
     print_build();

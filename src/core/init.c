@@ -140,6 +140,8 @@ shoal_status_t shoal_init(int requested_thread_level)
     if (status != SHOAL_OK)
         goto out;
     shoal_log_set_pe(shoal.bs.rank);
+    if (shoal.bs.rank == 0)
+        shoal_env_warn_typos(); /* once per job */
     choose_wait_spin();
     shoal.generation++;
 

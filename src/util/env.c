@@ -107,6 +107,69 @@ static void print_value_uint(FILE *out, shoal_env_uint_t v) { fprintf(out, "%u",
 __attribute__((unused)) static void print_value_string(FILE *out, shoal_env_string_t v) { fprintf(out, "%s", v ? v : ""); }
 __attribute__((unused)) static void print_value_secret(FILE *out, shoal_env_secret_t v) { fprintf(out, "%s", v && *v ? "(set, not shown)" : ""); }
 
+/* Edit distance of a and b, capped: anything above `cap` is cap + 1. */
+static unsigned distance(const char *a, const char *b, unsigned cap)
+{
+    unsigned row[64], la = (unsigned)strlen(a), lb = (unsigned)strlen(b);
+    if (la >= 64 || lb >= 64 || (la > lb ? la - lb : lb - la) > cap)
+        return cap + 1;
+    for (unsigned j = 0; j <= lb; j++)
+        row[j] = j;
+    for (unsigned i = 1; i <= la; i++) {
+        unsigned diag = row[0], best = row[0] = i;
+        for (unsigned j = 1; j <= lb; j++) {
+            unsigned up = row[j];
+            unsigned cost = diag + (a[i - 1] != b[j - 1]);
+            row[j] = cost < up + 1 ? cost : up + 1;
+            if (row[j - 1] + 1 < row[j])
+                row[j] = row[j - 1] + 1;
+            diag = up;
+            if (row[j] < best)
+                best = row[j];
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[lb];
+}
+
+void shoal_env_warn_typos(void)
+{
+    static const char *const known[] = {
+#define SHOAL_ENV_NAME(var, type, field, def, doc) #var,
+        SHOAL_ENV_TABLE(SHOAL_ENV_NAME)
+#undef SHOAL_ENV_NAME
+    };
+    extern char **environ;
+    for (char **e = environ; e != NULL && *e != NULL; e++) {
+        if (strncmp(*e, "SHMEM_", 6) != 0 && strncmp(*e, "SHOAL_", 6) != 0)
+            continue;
+        char name[64];
+        size_t len = strcspn(*e, "=");
+        if (len >= sizeof(name))
+            continue;
+        memcpy(name, *e, len);
+        name[len] = '\0';
+        const char *closest = NULL;
+        unsigned best = 3;
+        for (size_t k = 0; k < sizeof(known) / sizeof(known[0]); k++) {
+            unsigned d = distance(name, known[k], 2);
+            if (d == 0) {
+                closest = NULL;
+                break;
+            }
+            if (d < best) {
+                best = d;
+                closest = known[k];
+            }
+        }
+        if (closest != NULL)
+            SHOAL_WARN("environment variable %s is not a setting Shoal knows; did you mean %s? "
+                       "(shoal-info lists them all)",
+                       name, closest);
+    }
+}
+
 void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown)
 {
     if (markdown) {

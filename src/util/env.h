@@ -28,5 +28,8 @@ extern shoal_env_t shoal_env;
 shoal_status_t shoal_env_load(shoal_env_t *env);
 /* Prints the settings as "VAR = value" lines (markdown = 0) or the docs/env.md table. */
 void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown);
+/* Warns about each SHMEM_* or SHOAL_* variable in the environment that is not
+ * a setting but is one or two edits away from one (a likely typo). */
+void shoal_env_warn_typos(void);
 
 #endif

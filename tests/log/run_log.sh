@@ -1,8 +1,8 @@
 #!/bin/sh
 # Log subsystems and log files: SHOAL_DEBUG_SUBSYS keeps only the named
 # subsystems' debug lines, SHOAL_LOG_FILE writes a file per PE (with the
-# host, pid and PE in its name), and an unknown subsystem name is warned
-# about by name.
+# host, pid and PE in its name), an unknown subsystem name is warned about
+# by name, and so is a misspelt setting.
 # Usage: run_log.sh SHOALRUN PROG NPES
 set -u
 shoalrun=$1
@@ -47,4 +47,14 @@ if grep -q "DEBUG(memory)" "$dir/out"; then fail "debug lines still on stderr wi
 SHOAL_DEBUG_SUBSYS=memory,trasport "$shoalrun" -n "$npes" "$prog" >"$dir/out" 2>&1 || fail "job failed"
 grep -q "SHOAL_DEBUG_SUBSYS: unknown subsystem 'trasport' (known: bootstrap, transport" "$dir/out" ||
     fail "no warning for the unknown name: $(cat "$dir/out")"
+# 5. A setting's name with a typo is named once (by PE 0), with the likely one.
+SHOAL_CHEK=1 SHMEM_SYMMETRIC_SIZ=1M "$shoalrun" -n "$npes" "$prog" >"$dir/out" 2>&1 || fail "job failed"
+for pair in "SHOAL_CHEK SHOAL_CHECK" "SHMEM_SYMMETRIC_SIZ SHMEM_SYMMETRIC_SIZE"; do
+    set -- $pair
+    n=$(grep -c "environment variable $1 is not a setting Shoal knows; did you mean $2?" "$dir/out")
+    [ "$n" -eq 1 ] || fail "$n warnings for $1 at $npes PEs, expected one: $(cat "$dir/out")"
+done
+if grep -q "SHOAL_TEST\|is not a setting Shoal knows; did you mean SHOAL_CHECK?.*SHOAL_CHECK=" "$dir/out"; then
+    fail "warned about a name that is not a typo"
+fi
 echo "log ok at $npes PEs"
