@@ -158,7 +158,7 @@ static shoal_status_t choose_addresses(const shoal_env_t *env, shoal_store_socka
     char why[200];
     uint16_t port = 0;
     shoal_store_addr_t store;
-    int store_set = getenv("SHOAL_STORE") != NULL;
+    int store_set = env->set.store;
 
     if (store_set) {
         if (shoal_store_addr_parse(env->store, 0, &store, why, sizeof(why)) != SHOAL_OK) {

@@ -75,7 +75,7 @@ static void choose_wait_spin(void)
     cpu_set_t cpus;
     int ncpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
     shoal_wait_spin = shoal_env.wait_spin;
-    if (getenv("SHOAL_WAIT_SPIN") == NULL && shoal.bs.local_npes > ncpus) {
+    if (!shoal_env.set.wait_spin && shoal.bs.local_npes > ncpus) {
         shoal_wait_spin = 0;
         SHOAL_DEBUG("%d PEs share %d CPUs: waits yield without spinning", shoal.bs.local_npes,
                     ncpus);

@@ -87,12 +87,14 @@ shoal_status_t shoal_env_load(shoal_env_t *env)
     {                                                                                          \
         const char *value = getenv(#var);                                                      \
         parse_##type(def, &env->field);                                                        \
+        env->set.field = value != NULL;                                                        \
         if (value != NULL && parse_##type(value, &env->field) != SHOAL_OK) {                   \
             SHOAL_ERROR("environment variable %s='%s' is not a valid " #type                   \
                         " value (%s); unset it or fix it (default: %s)",                       \
                         #var, value,                                                           \
                         strcmp(#type, "size") == 0 ? type_help[0] : "see docs/env.md", def);   \
             parse_##type(def, &env->field);                                                    \
+            env->set.field = 0;                                                                \
             status = SHOAL_ERR_INVALID;                                                        \
         }                                                                                      \
     }

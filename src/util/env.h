@@ -20,6 +20,12 @@ typedef struct {
 #define SHOAL_ENV_FIELD(var, type, field, def, doc) shoal_env_##type##_t field;
     SHOAL_ENV_TABLE(SHOAL_ENV_FIELD)
 #undef SHOAL_ENV_FIELD
+    /* Whether each variable was set (to a valid value): `env.set.field`. */
+    struct {
+#define SHOAL_ENV_SET_FLAG(var, type, field, def, doc) unsigned char field;
+        SHOAL_ENV_TABLE(SHOAL_ENV_SET_FLAG)
+#undef SHOAL_ENV_SET_FLAG
+    } set;
 } shoal_env_t;
 
 extern shoal_env_t shoal_env;
