@@ -46,11 +46,17 @@ typedef struct {
     uint16_t tid;
 } trace_event_t;
 
+/* One thread's records and counters: plain adds, no atomics, summed at
+ * finalize. */
 typedef struct {
-    trace_event_t *ev;
+    trace_event_t *ev; /* NULL when only profiling */
     size_t n, cap;
     uint64_t dropped;
     int tid;
+    uint64_t calls[SHOAL_TRACE_NFAMILIES], bytes[SHOAL_TRACE_NFAMILIES],
+        ns[SHOAL_TRACE_NFAMILIES];
+    uint64_t *out_bytes; /* [npes]: bytes this thread wrote (put, signal, AMO) to each PE */
+    uint64_t *in_bytes;  /* [npes]: bytes this thread read (get) from each PE */
 } trace_buf_t;
 
 #define TRACE_THREADS_MAX 256
@@ -65,10 +71,6 @@ static struct {
     int nbufs;
     uint64_t threads_refused;
     unsigned gen; /* counts the inits that turned tracing on */
-    /* Profile counters, per family; traffic per peer. */
-    uint64_t calls[SHOAL_TRACE_NFAMILIES], bytes[SHOAL_TRACE_NFAMILIES], ns[SHOAL_TRACE_NFAMILIES];
-    uint64_t *out_bytes; /* [npes]: bytes this PE wrote (put, signal, AMO) to each PE */
-    uint64_t *in_bytes;  /* [npes]: bytes this PE read (get) from each PE */
 } tr = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread trace_buf_t *my_buf;
@@ -95,6 +97,14 @@ void shoal_trace_leave(void)
     my_depth = 0;
 }
 
+static void buf_free(trace_buf_t *b)
+{
+    free(b->ev);
+    free(b->out_bytes);
+    free(b->in_bytes);
+    free(b);
+}
+
 static trace_buf_t *thread_buf(void)
 {
     if (my_buf != NULL && my_gen == tr.gen)
@@ -105,11 +115,13 @@ static trace_buf_t *thread_buf(void)
     if (tr.nbufs < TRACE_THREADS_MAX) {
         trace_buf_t *b = calloc(1, sizeof(*b));
         if (b != NULL) {
-            b->cap = shoal_env.trace_events;
-            b->ev = calloc(b->cap ? b->cap : 1, sizeof(*b->ev));
+            b->cap = tr.dir != NULL ? shoal_env.trace_events : 0;
+            b->ev = b->cap ? calloc(b->cap, sizeof(*b->ev)) : NULL;
+            b->out_bytes = calloc((size_t)tr.npes, sizeof(uint64_t));
+            b->in_bytes = calloc((size_t)tr.npes, sizeof(uint64_t));
             b->tid = tr.nbufs;
-            if (b->ev == NULL) {
-                free(b);
+            if ((b->cap && b->ev == NULL) || b->out_bytes == NULL || b->in_bytes == NULL) {
+                buf_free(b);
                 b = NULL;
             } else {
                 tr.bufs[tr.nbufs++] = b;
@@ -139,20 +151,20 @@ void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0
     if (!shoal_trace_on || !shoal_pcontrol_enabled())
         return;
     uint64_t t1 = shoal_trace_now();
-    __atomic_fetch_add(&tr.calls[family], 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&tr.bytes[family], bytes, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&tr.ns[family], t1 - t0, __ATOMIC_RELAXED);
-    if (peer >= 0 && peer < tr.npes && bytes > 0) {
-        if (family == SHOAL_TRACE_GET)
-            __atomic_fetch_add(&tr.in_bytes[peer], bytes, __ATOMIC_RELAXED);
-        else if (family == SHOAL_TRACE_PUT || family == SHOAL_TRACE_SIGNAL ||
-                 family == SHOAL_TRACE_AMO)
-            __atomic_fetch_add(&tr.out_bytes[peer], bytes, __ATOMIC_RELAXED);
-    }
-    if (tr.dir == NULL)
-        return;
     trace_buf_t *b = thread_buf();
     if (b == NULL)
+        return;
+    b->calls[family]++;
+    b->bytes[family] += bytes;
+    b->ns[family] += t1 - t0;
+    if (peer >= 0 && peer < tr.npes && bytes > 0) {
+        if (family == SHOAL_TRACE_GET)
+            b->in_bytes[peer] += bytes;
+        else if (family == SHOAL_TRACE_PUT || family == SHOAL_TRACE_SIGNAL ||
+                 family == SHOAL_TRACE_AMO)
+            b->out_bytes[peer] += bytes;
+    }
+    if (tr.dir == NULL)
         return;
     if (b->n == b->cap) {
         b->dropped++;
@@ -176,17 +188,6 @@ void shoal_trace_init(void)
         return;
     tr.npes = SHOAL_NPES;
     tr.me = SHOAL_MY_PE;
-    tr.out_bytes = calloc((size_t)tr.npes, sizeof(uint64_t));
-    tr.in_bytes = calloc((size_t)tr.npes, sizeof(uint64_t));
-    if (tr.out_bytes == NULL || tr.in_bytes == NULL) {
-        SHOAL_ERROR("shmem_init: no memory for the profile counters of %d PEs; tracing and "
-                    "profiling stay off",
-                    tr.npes);
-        goto off;
-    }
-    memset(tr.calls, 0, sizeof(tr.calls));
-    memset(tr.bytes, 0, sizeof(tr.bytes));
-    memset(tr.ns, 0, sizeof(tr.ns));
     if (tr.dir != NULL) {
         if (mkdir(tr.dir, 0777) != 0 && errno != EEXIST) {
             SHOAL_ERROR("shmem_init: SHOAL_TRACE=%s: cannot create the directory: %m; tracing "
@@ -207,20 +208,14 @@ void shoal_trace_init(void)
         }
     }
     if (tr.dir == NULL && !tr.profile)
-        goto off;
+        return;
     tr.t_init = shoal_trace_now();
     tr.gen++;
+    tr.threads_refused = 0;
     shoal_trace_on = 1;
     /* Every inline lookup now misses: RMA, AMO and signals take the routed
      * path, which records them (core/rma.c). */
     shoal.route_fast.npes = 0;
-    return;
-off:
-    free(tr.out_bytes);
-    free(tr.in_bytes);
-    tr.out_bytes = tr.in_bytes = NULL;
-    tr.dir = NULL;
-    tr.profile = 0;
 }
 
 /* Appends buffer b's records to f and empties it. */
@@ -456,16 +451,22 @@ static size_t profile_words(void)
     return 3 * SHOAL_TRACE_NFAMILIES + 2 * (size_t)tr.npes;
 }
 
+/* Sums every thread's counters into w (zeroed). The threads are done:
+ * finalize runs after the program's last call. */
 static void profile_pack(uint64_t *w)
 {
-    for (int k = 0; k < SHOAL_TRACE_NFAMILIES; k++) {
-        w[3 * k] = tr.calls[k];
-        w[3 * k + 1] = tr.bytes[k];
-        w[3 * k + 2] = tr.ns[k];
+    for (int i = 0; i < tr.nbufs; i++) {
+        const trace_buf_t *b = tr.bufs[i];
+        for (int k = 0; k < SHOAL_TRACE_NFAMILIES; k++) {
+            w[3 * k] += b->calls[k];
+            w[3 * k + 1] += b->bytes[k];
+            w[3 * k + 2] += b->ns[k];
+        }
+        for (int q = 0; q < tr.npes; q++) {
+            w[3 * SHOAL_TRACE_NFAMILIES + q] += b->out_bytes[q];
+            w[3 * SHOAL_TRACE_NFAMILIES + tr.npes + q] += b->in_bytes[q];
+        }
     }
-    memcpy(w + 3 * SHOAL_TRACE_NFAMILIES, tr.out_bytes, (size_t)tr.npes * sizeof(uint64_t));
-    memcpy(w + 3 * SHOAL_TRACE_NFAMILIES + tr.npes, tr.in_bytes,
-           (size_t)tr.npes * sizeof(uint64_t));
 }
 
 static void profile_print(const uint64_t *all)
@@ -617,14 +618,10 @@ void shoal_trace_finalize(void)
             merge_trace();
     }
     for (int i = 0; i < tr.nbufs; i++) {
-        free(tr.bufs[i]->ev);
-        free(tr.bufs[i]);
+        buf_free(tr.bufs[i]);
         tr.bufs[i] = NULL;
     }
     tr.nbufs = 0;
     my_buf = NULL; /* other threads notice by tr.gen */
-    free(tr.out_bytes);
-    free(tr.in_bytes);
-    tr.out_bytes = tr.in_bytes = NULL;
     tr.dir = NULL;
 }
