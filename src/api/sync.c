@@ -13,8 +13,12 @@
 #define SHOAL_DEF_SYNC(TYPE, NAME, ...)                                                        \
     SHOAL_API_DEF(void, shmem_##NAME##_wait_until)(TYPE *ivar, int cmp, TYPE cmp_value)            \
     {                                                                                          \
-        SHOAL_API_TRACE(WAIT, -1, 0, ivar);                                                    \
-        shoal_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value));   \
+        if (SHOAL_UNLIKELY(shoal_trace_on))                                                    \
+            shoal_trace_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp,                    \
+                                 SHOAL_WIDEN(TYPE, cmp_value));                                \
+        else                                                                                   \
+            shoal_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp,                          \
+                           SHOAL_WIDEN(TYPE, cmp_value));                                      \
     }                                                                                          \
     SHOAL_API_DEF(int, shmem_##NAME##_test)(TYPE *ivar, int cmp, TYPE cmp_value)                   \
     {                                                                                          \

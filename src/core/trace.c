@@ -174,6 +174,13 @@ void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0
                                     bytes, peer, family, (uint16_t)b->tid};
 }
 
+void shoal_trace_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
+                          uint64_t value)
+{
+    SHOAL_TRACE_SCOPE(fn, SHOAL_TRACE_WAIT, -1, 0, ivar);
+    shoal_wait_one(fn, ivar, dt, cmp, value);
+}
+
 static void pe_file(char *path, size_t len, int pe)
 {
     snprintf(path, len, "%s/trace.%d.jsonl", tr.dir, pe);

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/wait.h"
+
 /* Operation families of the profile table, in its row order. */
 #define SHOAL_TRACE_FAMILIES(X)                                                                \
     X(PUT, "put")                                                                              \
@@ -91,6 +93,11 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
     shoal_trace_scope_t shoal_trace_scope_                                                     \
         __attribute__((cleanup(shoal_trace_scope_end), unused)) =                              \
             shoal_trace_scope_begin(fn, family, peer, bytes, addr)
+
+/* shoal_wait_one, recorded: the single waits branch here while tracing is
+ * on, so that off their only cost is the test of shoal_trace_on. */
+void shoal_trace_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
+                          uint64_t value) __attribute__((cold));
 
 /* shoal_init, once the data path is open: reads the settings, opens the
  * fast path's table (blinded while instrumentation is on). */
