@@ -4,14 +4,16 @@
 #   trace    SHOAL_TRACE=dir: trace.json has the expected events and flows
 #   profile  SHOAL_PROFILE=1 + SHOAL_PROFILE_CSV: counts and matrix exact
 #   dropped  SHOAL_TRACE_EVENTS=10: the overflow is counted and reported
-# Usage: run_trace.sh SHOALRUN TRACE_PROG CHECK_TRACE_PY NPES
+# Usage: run_trace.sh SHOALRUN TRACE_PROG CHECK_TRACE_PY NPES [WRAPPER]
+#   WRAPPER: a command each PE runs the program under (tests/multihost's
+#   as_host.sh puts PEs on pretend hosts, so the traffic crosses the network)
 set -u
-shoalrun=$1 prog=$2 checker=$3 npes=$4
+shoalrun=$1 prog=$2 checker=$3 npes=$4 wrapper=${5:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 run() { # DIR: runs the program with cwd DIR, output in $work/out
-    (cd "$1" && timeout 120 "$shoalrun" -n "$npes" --timeout 100 "$prog") >"$work/out" 2>&1
+    (cd "$1" && timeout 120 "$shoalrun" -n "$npes" --timeout 100 $wrapper "$prog") >"$work/out" 2>&1
     rc=$?
     if [ $rc -ne 0 ] || grep -q "FAIL" "$work/out"; then
         echo "FAIL: trace_prog exited $rc"; cat "$work/out"; failures=$((failures + 1))
