@@ -53,8 +53,7 @@ typedef struct {
     size_t n, cap;
     uint64_t dropped;
     int tid;
-    uint64_t calls[SHOAL_TRACE_NFAMILIES], bytes[SHOAL_TRACE_NFAMILIES],
-        ns[SHOAL_TRACE_NFAMILIES];
+    uint64_t calls[SHOAL_TRACE_NFAMILIES], bytes[SHOAL_TRACE_NFAMILIES], ns[SHOAL_TRACE_NFAMILIES];
     uint64_t *out_bytes; /* [npes]: bytes this thread wrote (put, signal, AMO) to each PE */
     uint64_t *in_bytes;  /* [npes]: bytes this thread read (get) from each PE */
 } trace_buf_t;
@@ -170,8 +169,8 @@ void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0
         b->dropped++;
         return;
     }
-    b->ev[b->n++] = (trace_event_t){t0,    t1,   fn,     symmetric_key(addr),
-                                    bytes, peer, family, (uint16_t)b->tid};
+    b->ev[b->n++] =
+        (trace_event_t){t0, t1, fn, symmetric_key(addr), bytes, peer, family, (uint16_t)b->tid};
 }
 
 void shoal_trace_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
@@ -382,7 +381,8 @@ static size_t write_flows(FILE *f, merged_t *all, size_t n, uint64_t base)
         fprintf(f, ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"s\",\"id\":%zu,", flows);
         put_ts(f, "ts", from, base);
         fprintf(f, ",\"pid\":%d,\"tid\":%u}", best->pe, best->e.tid);
-        fprintf(f, ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,",
+        fprintf(f,
+                ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,",
                 flows);
         put_ts(f, "ts", to, base);
         fprintf(f, ",\"pid\":%d,\"tid\":%u}", wt->pe, wt->e.tid);
@@ -411,8 +411,9 @@ static void merge_trace(void)
             base = all[i].e.t0;
     if (base == UINT64_MAX)
         base = tr.t_init;
-    fprintf(f, "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
-               "\"base_ns\":%" PRIu64 ",\"dropped\":[",
+    fprintf(f,
+            "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
+            "\"base_ns\":%" PRIu64 ",\"dropped\":[",
             base);
     for (int pe = 0; pe < tr.npes; pe++)
         fprintf(f, "%s%" PRIu64, pe ? "," : "", dropped ? dropped[pe] : 0);
@@ -522,11 +523,12 @@ static void profile_print(const uint64_t *all)
             printf("%-20s %12" PRIu64 " %14" PRIu64 " %12.3f  PE %d (%.3f)\n", family_name[k],
                    calls, bytes, (double)ns / 1e6, worst_pe, (double)worst / 1e6);
         if (csv != NULL)
-            fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n",
-                    family_name[k], calls, bytes, ns, calls ? worst_pe : -1, worst);
+            fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n", family_name[k],
+                    calls, bytes, ns, calls ? worst_pe : -1, worst);
     }
     printf("Traffic in bytes, from the row's PE to the column's PE (puts, signals, AMOs, "
-           "gets; not the collectives' own):\n%8s", "");
+           "gets; not the collectives' own):\n%8s",
+           "");
     for (int q = 0; q < np; q++) {
         char col[16];
         snprintf(col, sizeof(col), "PE %d", q);

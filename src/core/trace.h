@@ -28,13 +28,13 @@
 #include "core/wait.h"
 
 /* Operation families of the profile table, in its row order. */
-#define SHOAL_TRACE_FAMILIES(X)                                                                \
-    X(PUT, "put")                                                                              \
-    X(GET, "get")                                                                              \
-    X(AMO, "amo")                                                                              \
-    X(SIGNAL, "signal")                                                                        \
-    X(WAIT, "wait")                                                                            \
-    X(COLL, "barrier/collective")                                                              \
+#define SHOAL_TRACE_FAMILIES(X)                                                                    \
+    X(PUT, "put")                                                                                  \
+    X(GET, "get")                                                                                  \
+    X(AMO, "amo")                                                                                  \
+    X(SIGNAL, "signal")                                                                            \
+    X(WAIT, "wait")                                                                                \
+    X(COLL, "barrier/collective")                                                                  \
     X(ALLOC, "alloc")
 
 typedef enum {
@@ -89,9 +89,9 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
     }
 }
 
-#define SHOAL_TRACE_SCOPE(fn, family, peer, bytes, addr)                                       \
-    shoal_trace_scope_t shoal_trace_scope_                                                     \
-        __attribute__((cleanup(shoal_trace_scope_end), unused)) =                              \
+#define SHOAL_TRACE_SCOPE(fn, family, peer, bytes, addr)                                           \
+    shoal_trace_scope_t shoal_trace_scope_                                                         \
+        __attribute__((cleanup(shoal_trace_scope_end), unused)) =                                  \
             shoal_trace_scope_begin(fn, family, peer, bytes, addr)
 
 /* shoal_wait_one, recorded: the single waits branch here while tracing is

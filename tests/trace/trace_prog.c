@@ -33,15 +33,15 @@ static uint64_t sig;
 static long counter;
 static unsigned char sig_data[NSIG][SIG_BYTES];
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            printf("FAIL: PE %d: ", me);                                                       \
-            printf(__VA_ARGS__);                                                               \
-            printf("\n");                                                                      \
-            fflush(stdout);                                                                    \
-            shmem_global_exit(1);                                                              \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            printf("FAIL: PE %d: ", me);                                                           \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+            fflush(stdout);                                                                        \
+            shmem_global_exit(1);                                                                  \
+        }                                                                                          \
     } while (0)
 
 int main(void)
@@ -79,8 +79,8 @@ int main(void)
     for (int r = 0; r < NSIG; r++) {
         unsigned char data[SIG_BYTES];
         memset(data, 100 + me + r, SIG_BYTES);
-        shmem_putmem_signal(sig_data[r], data, SIG_BYTES, &sig, (uint64_t)r + 1,
-                            SHMEM_SIGNAL_SET, right);
+        shmem_putmem_signal(sig_data[r], data, SIG_BYTES, &sig, (uint64_t)r + 1, SHMEM_SIGNAL_SET,
+                            right);
         shmem_signal_wait_until(&sig, SHMEM_CMP_GE, (uint64_t)r + 1);
         CHECK(sig_data[r][0] == (unsigned char)(100 + left + r), "signal data %d, expected %d",
               sig_data[r][0], 100 + left + r);
