@@ -25,6 +25,8 @@
 
 #include <pshmem.h>
 
+#include "core/trace.h"
+
 #define SHOAL_API_DEF(RET, name) SHOAL_API_DEF_(RET, name)
 #define SHOAL_API_DEF_(RET, name)                                                              \
     _Static_assert(__builtin_types_compatible_p(__typeof__(name), __typeof__(p##name)),        \
@@ -35,5 +37,13 @@
 /* The routine's spec name for messages, inside a SHOAL_API_DEF body:
  * __func__ is the pshmem_ name, and users call the plain one. */
 #define SHOAL_FN (&__func__[1])
+
+/* Records the routine's call from here to its return when tracing or
+ * profiling is on (core/trace.h): for the routines that are not on the
+ * fast path, which the routed path records instead. FAMILY is one of
+ * core/trace.h's (WAIT, COLL, ALLOC, ...); `addr` is the symmetric address
+ * a wait watches, for the flow arrows, or NULL. */
+#define SHOAL_API_TRACE(FAMILY, peer, bytes, addr)                                             \
+    SHOAL_TRACE_SCOPE(SHOAL_FN, SHOAL_TRACE_##FAMILY, peer, bytes, addr)
 
 #endif

@@ -40,11 +40,13 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_broadcast)(shmem_team_t team, TYPE *dest,                    \
                                                  const TYPE *source, size_t nelems, int PE_root)   \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         return team_broadcast(SHOAL_FN, team, dest, source, nelems * sizeof(TYPE), PE_root);       \
     }                                                                                          \
     SHOAL_API_DEF(int, shmem_##NAME##_collect)(shmem_team_t team, TYPE *dest, const TYPE *source,  \
                                                size_t nelems)                                      \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,       \
                            source, nelems * sizeof(TYPE));                                     \
         return 0;                                                                              \
@@ -52,6 +54,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_fcollect)(shmem_team_t team, TYPE *dest, const TYPE *source, \
                                                 size_t nelems)                                     \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
                             source, nelems * sizeof(TYPE));                                    \
         return 0;                                                                              \
@@ -59,6 +62,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_alltoall)(shmem_team_t team, TYPE *dest, const TYPE *source, \
                                                 size_t nelems)                                     \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
                             source, nelems * sizeof(TYPE));                                    \
         return 0;                                                                              \
@@ -67,6 +71,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
                                                  const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
                                                  size_t nelems)                                    \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,     \
                              source, dst, sst, sizeof(TYPE), nelems);                          \
         return 0;                                                                              \
@@ -76,11 +81,13 @@ SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
 SHOAL_API_DEF(int, shmem_broadcastmem)(shmem_team_t team, void *dest, const void *source,
                                        size_t nelems, int PE_root)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     return team_broadcast(SHOAL_FN, team, dest, source, nelems, PE_root);
 }
 SHOAL_API_DEF(int, shmem_collectmem)(shmem_team_t team, void *dest, const void *source,
                                      size_t nelems)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                        nelems);
     return 0;
@@ -88,6 +95,7 @@ SHOAL_API_DEF(int, shmem_collectmem)(shmem_team_t team, void *dest, const void *
 SHOAL_API_DEF(int, shmem_fcollectmem)(shmem_team_t team, void *dest, const void *source,
                                       size_t nelems)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
@@ -95,6 +103,7 @@ SHOAL_API_DEF(int, shmem_fcollectmem)(shmem_team_t team, void *dest, const void 
 SHOAL_API_DEF(int, shmem_alltoallmem)(shmem_team_t team, void *dest, const void *source,
                                       size_t nelems)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
@@ -102,6 +111,7 @@ SHOAL_API_DEF(int, shmem_alltoallmem)(shmem_team_t team, void *dest, const void 
 SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void *source,
                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                          dst, sst, 1, nelems);
     return 0;
@@ -132,6 +142,7 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void
     SHOAL_API_DEF(int, shmem_##NAME##_##OP##_reduce)(shmem_team_t team, TYPE *dest,                \
                                                      const TYPE *source, size_t nreduce)           \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_reduce(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,        \
                           source, nreduce, &op_##NAME##_##OP);                                 \
         return 0;                                                                              \
@@ -141,6 +152,7 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void
                                                       int PE_start, int logPE_stride, int PE_size, \
                                                       TYPE *pWrk, long *pSync)                     \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
@@ -180,6 +192,7 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
     SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)(shmem_team_t team, TYPE *dest,                   \
                                                   const TYPE *source, size_t nelems)               \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
                         source, nelems, &op_##NAME##_sum, 1);                                  \
         return 0;                                                                              \
@@ -187,6 +200,7 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
     SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)(shmem_team_t team, TYPE *dest,                   \
                                                   const TYPE *source, size_t nelems)               \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
                         source, nelems, &op_##NAME##_sum, 0);                                  \
         return 0;                                                                              \
@@ -197,6 +211,7 @@ SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 
 SHOAL_API_DEF(void, shmem_barrier_all)(void)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
                      0, 0);
@@ -206,6 +221,7 @@ SHOAL_API_DEF(void, shmem_barrier_all)(void)
 
 SHOAL_API_DEF(void, shmem_sync_all)(void)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
                      0, 0);
@@ -214,6 +230,7 @@ SHOAL_API_DEF(void, shmem_sync_all)(void)
 
 SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
@@ -223,6 +240,7 @@ SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, 
 
 SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
@@ -235,6 +253,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
                                                int PE_root, int PE_start, int logPE_stride,        \
                                                int PE_size, long *pSync)                           \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
@@ -246,6 +265,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
                                              int PE_start, int logPE_stride, int PE_size,          \
                                              long *pSync)                                          \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
@@ -256,6 +276,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
                                               int PE_start, int logPE_stride, int PE_size,         \
                                               long *pSync)                                         \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
@@ -266,6 +287,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
                                               int PE_start, int logPE_stride, int PE_size,         \
                                               long *pSync)                                         \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \
@@ -276,6 +298,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
                                                ptrdiff_t sst, size_t nelems, int PE_start,         \
                                                int logPE_stride, int PE_size, long *pSync)         \
     {                                                                                          \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
         shoal_peset_t set;                                                                     \
         if (!ACTIVE_SET(&set))                                                                 \
             return;                                                                            \

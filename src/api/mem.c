@@ -14,11 +14,13 @@
 
 SHOAL_API_DEF(void *, shmem_malloc)(size_t size)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
 }
 
 SHOAL_API_DEF(void *, shmem_calloc)(size_t count, size_t size)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     if (size != 0 && count > (size_t)-1 / size) {
         SHOAL_WARN("shmem_calloc: count %zu * size %zu overflows size_t; returning NULL", count,
                    size);
@@ -29,6 +31,7 @@ SHOAL_API_DEF(void *, shmem_calloc)(size_t count, size_t size)
 
 SHOAL_API_DEF(void *, shmem_align)(size_t alignment, size_t size)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         shoal_alloc_collective_refuse(SHOAL_FN, size, alignment);
         if (SHOAL_MY_PE == 0 || shoal_env.debug)
@@ -50,6 +53,7 @@ SHOAL_API_DEF(void *, shmem_align)(size_t alignment, size_t size)
 
 SHOAL_API_DEF(void *, shmem_realloc)(void *ptr, size_t size)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     if (ptr == NULL)
         return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, ptr);
@@ -57,11 +61,13 @@ SHOAL_API_DEF(void *, shmem_realloc)(void *ptr, size_t size)
 
 SHOAL_API_DEF(void, shmem_free)(void *ptr)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     shoal_free_collective(SHOAL_FN, ptr);
 }
 
 SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
 {
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
     /* Every hint is satisfied by ordinary heap memory on one host; one this
      * library does not know is treated like 0, as the spec allows. */
     static atomic_int told;

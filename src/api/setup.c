@@ -112,6 +112,8 @@ SHOAL_API_DEF(void, shmem_info_get_name)(char *name)
 SHOAL_API_DEF(void, shmem_pcontrol)(int level, ...)
 {
     shoal_pcontrol_set(level);
+    if (level == SHOAL_PCONTROL_FLUSH)
+        shoal_trace_flush();
     /* Read back from the state, so the line shows what was recorded. */
     int now = shoal_pcontrol_level();
     SHOAL_DEBUG("shmem_pcontrol: level %d: %s (%u flush requests so far)", now,

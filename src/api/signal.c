@@ -80,6 +80,9 @@ SHOAL_API_DEF(void, shmem_ctx_signal_set)(shmem_ctx_t ctx, uint64_t *sig_addr, u
 
 SHOAL_API_DEF(uint64_t, shmem_signal_wait_until)(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
-    shoal_wait_one(SHOAL_FN, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
+    if (SHOAL_UNLIKELY(shoal_trace_on))
+        shoal_trace_wait_one(SHOAL_FN, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
+    else
+        shoal_wait_one(SHOAL_FN, sig_addr, SHOAL_DTYPE_OF(uint64_t), cmp, cmp_value);
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }

@@ -13,7 +13,12 @@
 #define SHOAL_DEF_SYNC(TYPE, NAME, ...)                                                        \
     SHOAL_API_DEF(void, shmem_##NAME##_wait_until)(TYPE *ivar, int cmp, TYPE cmp_value)            \
     {                                                                                          \
-        shoal_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value));   \
+        if (SHOAL_UNLIKELY(shoal_trace_on))                                                    \
+            shoal_trace_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp,                    \
+                                 SHOAL_WIDEN(TYPE, cmp_value));                                \
+        else                                                                                   \
+            shoal_wait_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp,                          \
+                           SHOAL_WIDEN(TYPE, cmp_value));                                      \
     }                                                                                          \
     SHOAL_API_DEF(int, shmem_##NAME##_test)(TYPE *ivar, int cmp, TYPE cmp_value)                   \
     {                                                                                          \
@@ -23,6 +28,7 @@
     SHOAL_API_DEF(void, shmem_##NAME##_wait_until_all)(TYPE *ivars, size_t nelems,                 \
                                                        const int *status, int cmp, TYPE cmp_value) \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         shoal_wait_set(SHOAL_FN, SHOAL_WAIT_ALL, 1, ivars, nelems, NULL, status,                   \
                        SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value), NULL);         \
     }                                                                                          \
@@ -30,6 +36,7 @@
                                                          const int *status, int cmp,               \
                                                          TYPE cmp_value)                           \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         return shoal_wait_set(SHOAL_FN, SHOAL_WAIT_ANY, 1, ivars, nelems, NULL, status,            \
                               SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value), NULL);  \
     }                                                                                          \
@@ -37,24 +44,28 @@
                                                           size_t *indices, const int *status,      \
                                                           int cmp, TYPE cmp_value)                 \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         return shoal_wait_set(SHOAL_FN, SHOAL_WAIT_SOME, 1, ivars, nelems, indices, status,        \
                               SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value), NULL);  \
     }                                                                                          \
     SHOAL_API_DEF(void, shmem_##NAME##_wait_until_all_vector)(                                     \
         TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values)                  \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         shoal_wait_set(SHOAL_FN, SHOAL_WAIT_ALL, 1, ivars, nelems, NULL, status,                   \
                        SHOAL_DTYPE_OF(TYPE), cmp, 0, cmp_values);                              \
     }                                                                                          \
     SHOAL_API_DEF(size_t, shmem_##NAME##_wait_until_any_vector)(                                   \
         TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values)                  \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         return shoal_wait_set(SHOAL_FN, SHOAL_WAIT_ANY, 1, ivars, nelems, NULL, status,            \
                               SHOAL_DTYPE_OF(TYPE), cmp, 0, cmp_values);                       \
     }                                                                                          \
     SHOAL_API_DEF(size_t, shmem_##NAME##_wait_until_some_vector)(                                  \
         TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp, TYPE *cmp_values) \
     {                                                                                          \
+        SHOAL_API_TRACE(WAIT, -1, 0, NULL);                                                    \
         return shoal_wait_set(SHOAL_FN, SHOAL_WAIT_SOME, 1, ivars, nelems, indices, status,        \
                               SHOAL_DTYPE_OF(TYPE), cmp, 0, cmp_values);                       \
     }                                                                                          \
@@ -115,5 +126,6 @@ SHOAL_API_DEF(void, shmem_wait)(long *ivar, long cmp_value)
 
 SHOAL_API_DEF(void, shmem_wait_until)(long *ivar, int cmp, long cmp_value)
 {
+    SHOAL_API_TRACE(WAIT, -1, 0, ivar);
     pshmem_long_wait_until(ivar, cmp, cmp_value);
 }

@@ -61,7 +61,7 @@ void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size
 SHOAL_INLINE void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
                              const void *operand, const void *compare, void *fetch_p, int pe)
 {
-    void *p = shoal_route_ptr(&shoal.route, pe, dest, size);
+    void *p = shoal_route_ptr(&shoal.route_fast, pe, dest, size);
     if (SHOAL_UNLIKELY(((uintptr_t)dest & (size - 1)) != 0))
         shoal_amo_misaligned(fn, dest, size);
     if (SHOAL_LIKELY(p != NULL)) {

@@ -25,6 +25,7 @@
 #include "core/state.h"
 #include "core/pcontrol.h"
 #include "core/team.h"
+#include "core/trace.h"
 #include "mem/route_build.h"
 #include "transport/net.h"
 #include "transport/shm/shm.h"
@@ -187,6 +188,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.initialized = 1;
     shoal.init_count = 1;
     shoal.finalized = 0;
+    shoal_trace_init(); /* opens the inline lookups' table */
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
     pthread_mutex_unlock(&shoal.lock);
@@ -214,6 +216,7 @@ void shoal_finalize(void)
         return;
     }
     shoal_quiet("shmem_finalize");
+    shoal_trace_finalize(); /* collective: writes the trace and the profile */
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
     shoal_bootstrap_barrier(&shoal.bs);

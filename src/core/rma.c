@@ -3,6 +3,7 @@
  * transport), strided RMA, and the transport's error path.
  */
 #include "core/rma.h"
+#include "core/trace.h"
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
@@ -30,8 +31,8 @@ void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t
         shoal_net_fail(fn, status, pe);
 }
 
-void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
-                      size_t len, int pe)
+static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
+                       size_t len, int pe)
 {
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
     shoal_where_t w;
@@ -41,6 +42,23 @@ void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *
         return;
     }
     shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
+}
+
+/* While tracing or profiling is on, every transfer comes here (the inline
+ * lookup reads a table that maps nothing) and is recorded around the real
+ * routing; an inner transfer of a recorded routine is not recorded again. */
+void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
+                      size_t len, int pe)
+{
+    if (SHOAL_UNLIKELY(shoal_trace_on) && shoal_trace_enter()) {
+        const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
+        uint64_t t0 = shoal_trace_now();
+        rma_routed(fn, kind, dest, source, len, pe);
+        shoal_trace_leave();
+        shoal_trace_record(fn, is_put ? SHOAL_TRACE_PUT : SHOAL_TRACE_GET, t0, pe, len, NULL);
+        return;
+    }
+    rma_routed(fn, kind, dest, source, len, pe);
 }
 
 /* Byte range [lo, hi) touched by a strided access with stride `stride` elements. */
@@ -58,6 +76,8 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
 {
     if (nblocks == 0 || bsize == 0)
         return;
+    SHOAL_TRACE_SCOPE(fn, to_remote ? SHOAL_TRACE_PUT : SHOAL_TRACE_GET, pe,
+                      (uint64_t)nblocks * bsize * elem, NULL);
     const void *remote = to_remote ? dest : source;
     ptrdiff_t rstride = to_remote ? dst : sst;
     ptrdiff_t lo, hi;
@@ -121,8 +141,8 @@ void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_
         shoal_net_fail(fn, status, pe);
 }
 
-void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
-                      const void *operand, const void *compare, void *fetch_p, int pe)
+static void amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
+                       const void *operand, const void *compare, void *fetch_p, int pe)
 {
     shoal_where_t w;
     if (shoal_route_pe(fn, "dest", dest, size, pe, &w) == SHOAL_ROUTE_LOCAL) {
@@ -135,6 +155,22 @@ void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size
     shoal_net_amo(fn, op, pe, &w, size, operand, compare, fetch_p);
 }
 
+void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
+                      const void *operand, const void *compare, void *fetch_p, int pe)
+{
+    if (SHOAL_UNLIKELY(shoal_trace_on) && shoal_trace_enter()) {
+        /* shmem_signal_set and _add come here too: they release waits. */
+        const int is_signal = strstr(fn, "signal_") != NULL;
+        uint64_t t0 = shoal_trace_now();
+        amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
+        shoal_trace_leave();
+        shoal_trace_record(fn, is_signal ? SHOAL_TRACE_SIGNAL : SHOAL_TRACE_AMO, t0, pe, size,
+                           is_signal ? dest : NULL);
+        return;
+    }
+    amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
+}
+
 void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 {
     shoal_fatal("%s: dest %p is not aligned to its %zu-byte type; atomics need naturally "
@@ -144,8 +180,8 @@ void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 
 #include "core/signal.h"
 
-void shoal_put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
-                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
+static void put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
+                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
 {
     shoal_where_t dw, sw;
     shoal_route_kind_t sk = shoal_route_pe(fn, "sig_addr", sig_addr, sizeof(uint64_t), pe, &sw);
@@ -172,4 +208,17 @@ void shoal_put_signal_routed(const char *fn, void *dest, const void *source, siz
     else
         shoal_net_amo(fn, shoal_signal_amo_op(sig_op), pe, &sw, sizeof(uint64_t), &signal, NULL,
                       NULL);
+}
+
+void shoal_put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
+                             uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi)
+{
+    if (SHOAL_UNLIKELY(shoal_trace_on) && shoal_trace_enter()) {
+        uint64_t t0 = shoal_trace_now();
+        put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
+        shoal_trace_leave();
+        shoal_trace_record(fn, SHOAL_TRACE_SIGNAL, t0, pe, len, sig_addr);
+        return;
+    }
+    put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
 }

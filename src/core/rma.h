@@ -41,7 +41,7 @@ SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const 
     if (SHOAL_UNLIKELY(len == 0))
         return;
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
-    void *p = shoal_route_ptr(&shoal.route, pe, is_put ? dest : source, len);
+    void *p = shoal_route_ptr(&shoal.route_fast, pe, is_put ? dest : source, len);
     if (SHOAL_LIKELY(p != NULL)) {
         if (is_put)
             memcpy(p, source, len);

@@ -40,7 +40,7 @@ static inline void shoal_signal_update(const char *fn, uint64_t *sig_addr, uint6
                                        int sig_op, int pe)
 {
     shoal_signal_check(fn, sig_addr, sig_op);
-    uint64_t *p = shoal_route_ptr(&shoal.route, pe, sig_addr, sizeof(uint64_t));
+    uint64_t *p = shoal_route_ptr(&shoal.route_fast, pe, sig_addr, sizeof(uint64_t));
     if (SHOAL_LIKELY(p != NULL)) {
         shoal_signal_local(p, signal, sig_op);
         return;
@@ -60,8 +60,8 @@ static inline void shoal_put_signal(const char *fn, void *dest, const void *sour
                                     int nbi)
 {
     shoal_signal_check(fn, sig_addr, sig_op);
-    uint64_t *sp = shoal_route_ptr(&shoal.route, pe, sig_addr, sizeof(uint64_t));
-    void *dp = len == 0 ? sp : shoal_route_ptr(&shoal.route, pe, dest, len);
+    uint64_t *sp = shoal_route_ptr(&shoal.route_fast, pe, sig_addr, sizeof(uint64_t));
+    void *dp = len == 0 ? sp : shoal_route_ptr(&shoal.route_fast, pe, dest, len);
     if (SHOAL_LIKELY(sp != NULL && dp != NULL)) {
         if (len > 0)
             memcpy(dp, source, len);

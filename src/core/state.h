@@ -76,6 +76,10 @@ typedef struct {
     /* Where every PE's symmetric memory is (mem/route.h); route.npes is 0
      * until initialized and after finalize, which closes the data path. */
     shoal_route_t route;
+    /* What the inline RMA, AMO and signal lookups read: a copy of route,
+     * except that its npes is 0 while tracing or profiling is on (then every
+     * call takes the routed path, which records it: core/trace.h). */
+    shoal_route_t route_fast;
     int *node; /* [npes]: lowest PE on each PE's host */
 
     /* --- everything else --- */

@@ -24,6 +24,20 @@
       "and writes into them reported. Costs a barrier per collective.")                        \
     X(SHMEM_INFO, bool, info, "0", "PE 0 prints every setting and its value at shmem_init.")   \
     X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")  \
+    X(SHOAL_TRACE, string, trace, "",                                                          \
+      "Directory for a trace of every PE's API calls (created if absent). At shmem_finalize "  \
+      "each PE writes trace.<pe>.jsonl there and PE 0 merges them into trace.json, a Chrome "  \
+      "trace-event file (ui.perfetto.dev, chrome://tracing) with one track per PE. Empty: "    \
+      "no trace.")                                                                             \
+    X(SHOAL_TRACE_EVENTS, uint, trace_events, "262144",                                        \
+      "Calls each thread records while tracing (48 bytes each); later ones are dropped and "   \
+      "counted, and finalize says how many.")                                                  \
+    X(SHOAL_PROFILE, bool, profile, "0",                                                       \
+      "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "     \
+      "slowest PE of each, and the bytes each PE moved to each other PE.")                     \
+    X(SHOAL_PROFILE_CSV, string, profile_csv, "",                                              \
+      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/"              \
+      "profile_heatmap.py draws its traffic matrix).")                                         \
     X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                   \
       "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")              \
     X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                            \

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Checks what trace_prog left behind (the numbers mirror trace_prog.c).
+
+usage: check_trace.py trace DIR NPES      trace.json in DIR
+       check_trace.py profile CSV NPES OUT  the CSV and PE 0's printed table
+"""
+import csv
+import json
+import sys
+
+NPUT, PUT_BYTES = 10, 64
+NGET, GET_BYTES = 5, 32
+NAMO, AMO_BYTES = 4, 8
+NSIG, SIG_BYTES = 3, 16
+HIDDEN_BYTES = 1000
+NBARRIER = 2 + NSIG
+NALLOC = 2
+
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL:", msg)
+
+
+def check_trace(tdir, npes):
+    with open(f"{tdir}/trace.json") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e["name"] == "process_name"}
+    for pe in range(npes):
+        if names.get(pe) != f"PE {pe}":
+            fail(f"track {pe} is named {names.get(pe)!r}, expected 'PE {pe}'")
+    if sorted(names) != list(range(npes)):
+        fail(f"tracks {sorted(names)}, expected 0..{npes - 1}")
+    expect = {  # routine: (calls, bytes each, peer offset or None)
+        "shmem_putmem": (NPUT, PUT_BYTES, 1),
+        "shmem_getmem": (NGET, GET_BYTES, 1),
+        "shmem_long_atomic_fetch_add": (NAMO, AMO_BYTES, 1),
+        "shmem_putmem_signal": (NSIG, SIG_BYTES, 1),
+        "shmem_signal_wait_until": (NSIG, 0, None),
+        "shmem_barrier_all": (NBARRIER, 0, None),
+        "shmem_malloc": (1, 0, None),
+        "shmem_free": (1, 0, None),
+    }
+    xs = [e for e in events if e.get("ph") == "X"]
+    for pe in range(npes):
+        mine = [e for e in xs if e["pid"] == pe]
+        right = (pe + 1) % npes
+        for fn, (calls, nbytes, off) in expect.items():
+            got = [e for e in mine if e["name"] == fn]
+            if len(got) != calls:
+                fail(f"PE {pe}: {len(got)} {fn} events, expected {calls}")
+            for e in got:
+                if e["args"]["bytes"] != nbytes:
+                    fail(f"PE {pe}: {fn} with {e['args']['bytes']} bytes, expected {nbytes}")
+                if off is not None and e["args"]["peer"] != right:
+                    fail(f"PE {pe}: {fn} to PE {e['args']['peer']}, expected {right}")
+        hidden = [e for e in mine if e["args"].get("bytes") == HIDDEN_BYTES]
+        if hidden:
+            fail(f"PE {pe}: {len(hidden)} events from the shmem_pcontrol(0) region")
+        unknown = sorted({e["name"] for e in mine} - set(expect))
+        if unknown:
+            fail(f"PE {pe}: unexpected routines {unknown}")
+        ts = [e["ts"] for e in mine]
+        if ts != sorted(ts):
+            fail(f"PE {pe}: timestamps are not monotonic on its track")
+        for e in mine:
+            if e["dur"] < 0 or e["ts"] < 0:
+                fail(f"PE {pe}: negative time in {e}")
+    starts = {e["id"]: e for e in events if e.get("ph") == "s"}
+    ends = {e["id"]: e for e in events if e.get("ph") == "f"}
+    if set(starts) != set(ends):
+        fail(f"flow ids without both ends: {set(starts) ^ set(ends)}")
+    per_pe = [0] * npes
+    for fid, s in starts.items():
+        f = ends.get(fid)
+        if f is None:
+            continue
+        if f["pid"] != (s["pid"] + 1) % npes:
+            fail(f"flow {fid} from PE {s['pid']} to PE {f['pid']}, expected its right neighbour")
+        per_pe[s["pid"]] += 1
+        # Each end lies inside a slice of the right kind on its track.
+        src = [e for e in xs if e["pid"] == s["pid"] and e["name"] == "shmem_putmem_signal"
+               and e["ts"] <= s["ts"] <= e["ts"] + e["dur"]]
+        dst = [e for e in xs if e["pid"] == f["pid"] and e["name"] == "shmem_signal_wait_until"
+               and e["ts"] <= f["ts"] <= e["ts"] + e["dur"]]
+        if not src or not dst:
+            fail(f"flow {fid} does not join a put-with-signal to a wait: {s} {f}")
+    for pe in range(npes):
+        if per_pe[pe] < NSIG:
+            fail(f"PE {pe}: {per_pe[pe]} flows from its put-with-signals, expected {NSIG}")
+    dropped = doc["otherData"]["dropped"]
+    if dropped != [0] * npes:
+        fail(f"dropped records {dropped}")
+    print(f"trace: {len(xs)} events, {len(starts)} flows, {npes} tracks")
+
+
+def expected_matrix(npes):
+    m = [[0] * npes for _ in range(npes)]
+    for i in range(npes):
+        r = (i + 1) % npes
+        m[i][r] += NPUT * PUT_BYTES + NSIG * SIG_BYTES + NAMO * AMO_BYTES
+        m[r][i] += NGET * GET_BYTES  # the data of i's gets moves from r to i
+    return m
+
+
+def check_profile(path, npes, out):
+    with open(path) as f:
+        text = f.read()
+    head, _, tail = text.partition("\n\n")
+    fam = {r["family"]: r for r in csv.DictReader(head.splitlines())}
+    want = {
+        "put": (NPUT, NPUT * PUT_BYTES), "get": (NGET, NGET * GET_BYTES),
+        "amo": (NAMO, NAMO * AMO_BYTES), "signal": (NSIG, NSIG * SIG_BYTES),
+        "wait": (NSIG, 0), "barrier/collective": (NBARRIER, 0), "alloc": (NALLOC, 0),
+    }
+    for name, (calls, nbytes) in want.items():
+        row = fam.get(name)
+        if row is None:
+            fail(f"profile has no row {name}")
+            continue
+        if int(row["calls"]) != calls * npes or int(row["bytes"]) != nbytes * npes:
+            fail(f"profile {name}: {row['calls']} calls, {row['bytes']} bytes; expected "
+                 f"{calls * npes}, {nbytes * npes}")
+        if not 0 <= int(row["slowest_pe"]) < npes:
+            fail(f"profile {name}: slowest PE {row['slowest_pe']}")
+    m = [[0] * npes for _ in range(npes)]
+    for r in csv.DictReader(tail.strip().splitlines()):
+        m[int(r["from_pe"])][int(r["to_pe"])] = int(r["bytes"])
+    if m != expected_matrix(npes):
+        fail(f"traffic matrix {m}, expected {expected_matrix(npes)}")
+    with open(out) as f:
+        printed = f.read()
+    for needle in ["Shoal profile:", "slowest PE", "Traffic in bytes"]:
+        if needle not in printed:
+            fail(f"PE 0's output lacks {needle!r}")
+    line = [l for l in printed.splitlines() if l.startswith("put ")]
+    if not line or int(line[0].split()[1]) != NPUT * npes:
+        fail(f"printed put row {line}")
+    print(f"profile: {len(fam)} families, {npes}x{npes} matrix match")
+
+
+if sys.argv[1] == "trace":
+    check_trace(sys.argv[2], int(sys.argv[3]))
+else:
+    check_profile(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+sys.exit(1 if failures else 0)
