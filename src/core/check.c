@@ -44,6 +44,20 @@ static int slot_of(const uint64_t *psync)
     return (int)((size_t)(p - first) / sizeof(shoal_psync_t));
 }
 
+void shoal_check_overlap(const char *fn, int is_put, const void *remote, const void *symmetric,
+                         const void *local, size_t len, int pe)
+{
+    const uintptr_t r = (uintptr_t)remote, l = (uintptr_t)local;
+    if (r + len <= l || l + len <= r)
+        return;
+    const uintptr_t lo = r > l ? r : l, hi = r + len < l + len ? r + len : l + len;
+    shoal_fatal("%s (SHOAL_CHECK): the %s (%zu bytes at %p on this PE) and the %s (%p on PE %d, "
+                "which this PE maps at %p) are the same memory for %zu bytes; OpenSHMEM leaves "
+                "overlapping source and dest undefined: use separate buffers",
+                fn, is_put ? "source" : "dest", len, local, is_put ? "dest" : "source", symmetric,
+                pe, remote, (size_t)(hi - lo));
+}
+
 static void describe(char *out, size_t size, const check_desc_t *d)
 {
     int n = snprintf(out, size, "%.*s(", (int)sizeof(d->fn), d->fn);

@@ -39,6 +39,13 @@ static inline void shoal_check_coll(const char *fn, const shoal_peset_t *set, ui
         shoal_check_coll_slow(fn, set, psync, root, nbytes, extra);
 }
 
+/* A transfer of `len` bytes between `remote` (the other PE's buffer, as
+ * mapped here) and `local` on this PE: ends the job when they overlap (the
+ * spec leaves that undefined). Check mode sends every transfer through the
+ * routed path (core/rma.c), so the inline fast path is untouched. */
+void shoal_check_overlap(const char *fn, int is_put, const void *remote, const void *symmetric,
+                         const void *local, size_t len, int pe);
+
 /* A team was made in `slot`: its count of collectives starts again. */
 void shoal_check_team_new(int slot);
 

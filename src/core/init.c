@@ -189,6 +189,8 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.init_count = 1;
     shoal.finalized = 0;
     shoal_trace_init(); /* opens the inline lookups' table */
+    if (shoal_check_on)
+        shoal.route_fast.npes = 0; /* check mode checks every transfer (core/rma.c) */
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
     pthread_mutex_unlock(&shoal.lock);

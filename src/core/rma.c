@@ -2,6 +2,7 @@
  * The network branch of the data path (what the route table sends to the
  * transport), strided RMA, and the transport's error path.
  */
+#include "core/check.h"
 #include "core/rma.h"
 #include "core/trace.h"
 
@@ -38,6 +39,9 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
     shoal_where_t w;
     if (shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w) ==
         SHOAL_ROUTE_LOCAL) {
+        if (SHOAL_UNLIKELY(shoal_check_on))
+            shoal_check_overlap(fn, is_put, w.ptr, is_put ? dest : source,
+                                is_put ? source : dest, len, pe);
         memcpy(is_put ? w.ptr : dest, is_put ? source : w.ptr, len);
         return;
     }

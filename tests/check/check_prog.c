@@ -16,6 +16,8 @@
  *   use_after_free  PE 0 puts into the last PE's allocation after it was
  *                   freed (found at shmem_finalize)
  *   double_free     every PE frees an allocation twice
+ *   overlap         every PE puts 64 bytes of an allocation to 8 bytes
+ *                   further on in its own copy (source and dest overlap)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +136,11 @@ int main(int argc, char **argv)
         if (me == 0)
             shmem_char_p(a + 10, 1, npes - 1);
         shmem_barrier_all();
+    } else if (strcmp(mode, "overlap") == 0) {
+        char *a = shmem_malloc(128);
+        shmem_putmem(a + 8, a, 64, me);
+        shmem_barrier_all();
+        shmem_free(a);
     } else if (strcmp(mode, "double_free") == 0) {
         char *a = shmem_malloc(100);
         shmem_free(a);

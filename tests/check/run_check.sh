@@ -65,6 +65,8 @@ expect overrun_final nonzero "shmem_finalize (SHOAL_CHECK): the symmetric alloca
     "written past its end" "PE $last"
 expect use_after_free nonzero "shmem_finalize (SHOAL_CHECK): the symmetric allocation of 100 bytes" \
     "was written after shmem_free freed it: byte 10 holds 0x01, not the poison 0xfb" "PE $last"
+expect overlap nonzero "shmem_putmem (SHOAL_CHECK): the source (64 bytes at" \
+    "and the dest" "are the same memory for 56 bytes" "use separate buffers"
 expect double_free nonzero "shmem_free: ptr" "was not returned by shmem_malloc" "or was already freed"
 if [ $failures -ne 0 ]; then
     echo "$failures check-mode case(s) failed"
