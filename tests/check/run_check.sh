@@ -11,36 +11,17 @@ prog=$2
 npes=$3
 wrapper=${4:-}
 last=$((npes - 1))
-failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 SHOAL_CHECK=1
 export SHOAL_CHECK
 
-# expect MODE STATUS(nonzero|zero) PATTERN...
-expect() {
-    mode=$1 want=$2
-    shift 2
-    timeout 60 "$shoalrun" -n "$npes" --timeout 45 $wrapper "$prog" "$mode" >"$out" 2>&1
-    rc=$?
-    if [ $rc -eq 124 ] || grep -q "did not end within\|still running" "$out"; then
-        echo "FAIL $mode: the job hung"; cat "$out"; failures=$((failures + 1)); return
-    fi
-    if { [ "$want" = nonzero ] && [ $rc -eq 0 ]; } || { [ "$want" = zero ] && [ $rc -ne 0 ]; }; then
-        echo "FAIL $mode: exit status $rc, expected $want"; cat "$out"
-        failures=$((failures + 1)); return
-    fi
-    for pattern in "$@"; do
-        if ! grep -q -- "$pattern" "$out"; then
-            echo "FAIL $mode: output lacks '$pattern':"; cat "$out"
-            failures=$((failures + 1)); return
-        fi
-    done
-    if grep -q "FAIL:" "$out"; then
-        echo "FAIL $mode:"; cat "$out"; failures=$((failures + 1)); return
-    fi
-    echo "ok $mode (status $rc)"
+run_mode() {
+    # shellcheck disable=SC2086 # the wrapper may be empty
+    timeout 60 "$shoalrun" -n "$npes" --timeout 45 $wrapper "$prog" "$1"
 }
+# shellcheck source=../expect_mode.sh
+. "$(dirname "$0")/../expect_mode.sh"
 
 expect ok zero "every collective gave the right values at $npes PEs"
 if [ "$npes" -gt 1 ]; then

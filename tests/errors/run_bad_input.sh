@@ -6,37 +6,12 @@ set -u
 shoalrun=$1
 prog=$2
 npes=$3
-failures=0
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-# expect MODE STATUS(nonzero|zero) PATTERN...
-expect() {
-    mode=$1
-    want=$2
-    shift 2
-    timeout 30 "$shoalrun" -n "$npes" --timeout 20 "$prog" "$mode" >"$out" 2>&1
-    rc=$?
-    if [ "$want" = nonzero ] && [ $rc -eq 0 ]; then
-        echo "FAIL $mode: exit status 0, expected failure"; failures=$((failures + 1)); cat "$out"; return
-    fi
-    if [ "$want" = zero ] && [ $rc -ne 0 ]; then
-        echo "FAIL $mode: exit status $rc, expected 0"; failures=$((failures + 1)); cat "$out"; return
-    fi
-    if [ $rc -eq 124 ]; then
-        echo "FAIL $mode: timed out"; failures=$((failures + 1)); return
-    fi
-    for pattern in "$@"; do
-        if ! grep -q -- "$pattern" "$out"; then
-            echo "FAIL $mode: output lacks '$pattern':"; cat "$out"
-            failures=$((failures + 1)); return
-        fi
-    done
-    if grep -q "FAIL:" "$out"; then
-        echo "FAIL $mode:"; cat "$out"; failures=$((failures + 1)); return
-    fi
-    echo "ok $mode (status $rc)"
-}
+run_mode() { timeout 30 "$shoalrun" -n "$npes" --timeout 20 "$prog" "$1"; }
+# shellcheck source=../expect_mode.sh
+. "$(dirname "$0")/../expect_mode.sh"
 
 expect before_init nonzero "shmem_long_p" "before shmem_init"
 expect nonsymmetric nonzero "shmem_long_put" "dest" "not a symmetric address"
