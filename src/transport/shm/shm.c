@@ -148,6 +148,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     shm_addr_t mine, theirs;
     char key[64];
     int *conns = NULL, *reps = NULL;
+    shoal_bootstrap_gather_t all = {0};
     char (*ids)[sizeof(mine.host_id)] = NULL;
     int listener = -1, nlocal = 0;
     const int me = bs->rank, npes = bs->npes;
@@ -173,9 +174,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     }
 
     snprintf(key, sizeof(key), "shm.addr.%u", generation);
-    status = shoal_bootstrap_put(bs, key, &mine, sizeof(mine));
-    if (status == SHOAL_OK)
-        status = shoal_bootstrap_fence(bs);
+    status = shoal_bootstrap_allgather(bs, key, &mine, sizeof(mine), &all);
     if (status != SHOAL_OK)
         goto out_close;
 
@@ -199,12 +198,16 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     for (int pe = 0; pe < npes; pe++) {
         if (pe == me)
             continue;
-        status = shoal_bootstrap_get(bs, pe, key, &theirs, sizeof(theirs), NULL);
-        if (status != SHOAL_OK) {
-            SHOAL_ERROR("cannot read PE %d's segment address from the bootstrap: %s", pe,
-                        shoal_status_str(status));
+        size_t len;
+        const void *v = shoal_bootstrap_gather_at(&all, pe, &len);
+        if (len != sizeof(theirs)) {
+            SHOAL_ERROR("PE %d published a segment address of %zu bytes, expected %zu (a "
+                        "different Shoal build?)",
+                        pe, len, sizeof(theirs));
+            status = SHOAL_ERR_IO;
             goto out_conns;
         }
+        memcpy(&theirs, v, sizeof(theirs));
         theirs.host_id[sizeof(theirs.host_id) - 1] = '\0';
         memcpy(ids[pe], theirs.host_id, sizeof(theirs.host_id));
         if (strcmp(theirs.host_id, mine.host_id) != 0)
@@ -286,6 +289,7 @@ out_conns:
             close(conns[pe]);
     free(conns);
 out_close:
+    shoal_bootstrap_gather_free(&all);
     if (listener >= 0)
         close(listener);
     return status;
