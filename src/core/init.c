@@ -191,7 +191,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                          : requested_thread_level;
 
-    status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route);
+    status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_heap;
     t[3] = now_ms();
