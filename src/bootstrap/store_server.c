@@ -51,7 +51,6 @@ struct shoal_store_server {
     size_t gather_bytes;
     uint64_t served[SHOAL_STORE_MSG_LAST + 1]; /* requests by message type */
     uint64_t most_from_one;                    /* the most requests one PE sent */
-    int reported;
     uint64_t first_hello_ms;
     kv_entry_t **buckets;
     size_t nbuckets, nentries, bytes;
@@ -162,8 +161,6 @@ void shoal_store_server_destroy(shoal_store_server_t *srv)
 {
     if (srv == NULL)
         return;
-    if (srv->started && !srv->reported)
-        shoal_store_server_report(srv);
     while (srv->peers != NULL) {
         shoal_store_peer_t *p = srv->peers;
         srv->peers = p->next;
