@@ -1,5 +1,5 @@
 /*
- * first_use: a peer's memory is mapped the first time it is used, and that
+ * thread_first_use: a peer's memory is mapped the first time it is used, and that
  * is safe from many threads at once.
  *
  * Every thread of every PE starts at the same moment (a pthread barrier)
@@ -8,7 +8,8 @@
  * pointer (and the pointers of all threads agree); for a PE on another host
  * it must give NULL. Each thread puts a value that names it into its own
  * slot on every PE (through the pointer when it has one, else shmem_p), and
- * after a barrier every PE checks every slot: the values crossed.
+ * after a barrier every PE checks every slot: the values crossed. Its name
+ * starts with thread_ so that tests/tsan runs it under ThreadSanitizer too.
  */
 #include "check.h"
 
@@ -76,7 +77,7 @@ int main(void) {
   shmem_barrier_all();
   CHECK_VAL("slot", me * NT, slots[me * NT], value_of(me, 0) + npes);
   shmem_free(slots);
-  sht_pass("first_use");
+  sht_pass("thread_first_use");
   shmem_finalize();
   return 0;
 }
