@@ -11,7 +11,8 @@ Run it again after changing the protocol: python3 fuzz/make_seeds.py
 import os
 import struct
 
-HELLO, WELCOME, REFUSE, PUT, GET, VALUE, BARRIER, BARRIER_DONE, EVENT, ABORT = range(1, 11)
+(HELLO, WELCOME, REFUSE, PUT, GET, VALUE, BARRIER, BARRIER_DONE, EVENT, ABORT, ALLGATHER,
+ GATHERED) = range(1, 13)
 
 
 def frame(mtype, body=b"", reserved=0):
@@ -36,6 +37,10 @@ def put(key, value):
 
 def get(pe, key):
     return frame(GET, struct.pack(">I", pe) + s16(key))
+
+
+def allgather(key, value):
+    return frame(ALLGATHER, s16(key) + b32(value))
 
 
 def event(e):
@@ -93,6 +98,14 @@ seeds = {
     "value_from_client": bytes([1]) + job(1) + feed(0, frame(VALUE, b32(b"v"))),
     "single_frame_welcome": frame(WELCOME, struct.pack(">II", 0, 1) + s16(b"job")),
     "single_frame_refuse": frame(REFUSE, struct.pack(">I", 2) + s16(b"taken")),
+    "allgather": bytes([3]) + job(3) + b"".join(feed(r, allgather(b"ag", b"v" * r)) for r in range(3))
+    + b"".join(feed(r, allgather(b"ag2", b"")) for r in range(3)),
+    "allgather_key_mismatch": bytes([2]) + job(2) + feed(0, allgather(b"a", b"1"))
+    + feed(1, allgather(b"b", b"2")),
+    "allgather_pe_dies": bytes([3]) + job(3) + feed(0, allgather(b"ag", b"x")) + close(1),
+    "allgather_then_barrier": bytes([2]) + job(2) + feed(0, allgather(b"ag", b"x") + frame(BARRIER)),
+    "gathered_from_client": bytes([1]) + job(1) + feed(0, frame(GATHERED, struct.pack(">I", 1) + b32(b"v"))),
+    "single_frame_gathered": frame(GATHERED, struct.pack(">I", 2) + b32(b"ab") + b32(b"")),
 }
 
 here = os.path.dirname(os.path.abspath(__file__))

@@ -72,7 +72,7 @@ SHOAL_API_DEF(int, shmem_pe_accessible)(int pe)
 {
     if (!shoal.initialized || !shoal_pe_valid(pe))
         return 0;
-    return shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP) != 0 || shoal.route.net;
+    return shoal_pe_on_host(pe) || shoal.route.net;
 }
 
 SHOAL_API_DEF(int, shmem_addr_accessible)(const void *addr, int pe)

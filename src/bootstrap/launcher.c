@@ -115,7 +115,9 @@ static void recv_header(launcher_t *l, const char *op, uint32_t expected,
                         shoal_launcher_msg_t *h)
 {
     recv_all(l, op, h, sizeof(*h));
-    if (h->type != expected || h->key_len != 0 || h->value_len > SHOAL_LAUNCHER_MAX_VALUE) {
+    uint32_t max = expected == SHOAL_LAUNCHER_MSG_GATHERED ? SHOAL_LAUNCHER_MAX_GATHERED
+                                                          : SHOAL_LAUNCHER_MAX_VALUE;
+    if (h->type != expected || h->key_len != 0 || h->value_len > max) {
         SHOAL_ERROR("bootstrap %s: unexpected reply from the launcher (type %u, key %u bytes, "
                     "value %u bytes); the connection is out of step, exiting",
                     op, h->type, h->key_len, h->value_len);
@@ -212,6 +214,73 @@ static shoal_status_t launcher_barrier(shoal_bootstrap_t *bs)
     return SHOAL_OK;
 }
 
+/* One request; the reply holds every PE's value (launcher_proto.h). */
+static shoal_status_t launcher_allgather(shoal_bootstrap_t *bs, const char *key, const void *value,
+                                         size_t len, shoal_bootstrap_gather_t *all_p)
+{
+    launcher_t *l = bs->priv;
+    shoal_launcher_msg_t h;
+    shoal_bootstrap_gather_t all = {.npes = bs->npes};
+    uint8_t *reply;
+    size_t key_len;
+
+    if (check_key("allgather", key, &key_len) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (len > SHOAL_LAUNCHER_MAX_VALUE) {
+        SHOAL_ERROR("bootstrap allgather: value of key '%s' has %zu bytes; the launcher takes "
+                    "at most %u",
+                    key, len, SHOAL_LAUNCHER_MAX_VALUE);
+        return SHOAL_ERR_INVALID;
+    }
+    pthread_mutex_lock(&l->lock);
+    send_locked(l, "allgather", SHOAL_LAUNCHER_MSG_ALLGATHER, 0, key, (uint32_t)key_len, value,
+                (uint32_t)len);
+    recv_header(l, "allgather", SHOAL_LAUNCHER_MSG_GATHERED, &h);
+    reply = malloc(h.value_len ? h.value_len : 1);
+    if (reply == NULL) {
+        recv_all(l, "allgather", NULL, h.value_len);
+        pthread_mutex_unlock(&l->lock);
+        SHOAL_ERROR("bootstrap allgather '%s': out of memory for %u bytes", key, h.value_len);
+        return SHOAL_ERR_NOMEM;
+    }
+    recv_all(l, "allgather", reply, h.value_len);
+    pthread_mutex_unlock(&l->lock);
+
+    /* Unpack in place: the values stay in `reply`, between their lengths. */
+    all.off = malloc(sizeof(*all.off) * ((size_t)bs->npes + 1));
+    all.data = malloc(h.value_len ? h.value_len : 1);
+    size_t at = 0, used = 0;
+    for (int pe = 0; all.off != NULL && all.data != NULL && pe < bs->npes; pe++) {
+        uint32_t n;
+        if (h.value_len - at < sizeof(n))
+            goto malformed;
+        memcpy(&n, reply + at, sizeof(n));
+        at += sizeof(n);
+        if (n > h.value_len - at)
+            goto malformed;
+        all.off[pe] = used;
+        memcpy(all.data + used, reply + at, n);
+        at += n;
+        used += n;
+    }
+    free(reply);
+    if (all.off == NULL || all.data == NULL) {
+        SHOAL_ERROR("bootstrap allgather '%s': out of memory", key);
+        shoal_bootstrap_gather_free(&all);
+        return SHOAL_ERR_NOMEM;
+    }
+    all.off[bs->npes] = used;
+    *all_p = all;
+    return SHOAL_OK;
+malformed:
+    free(reply);
+    shoal_bootstrap_gather_free(&all);
+    SHOAL_ERROR("bootstrap allgather '%s': the launcher's answer (%u bytes) does not hold %d "
+                "values; exiting",
+                key, h.value_len, bs->npes);
+    _exit(1);
+}
+
 static void launcher_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event)
 {
     send_locked(bs->priv, "notify", SHOAL_LAUNCHER_MSG_EVENT, (int32_t)event, NULL, 0, NULL, 0);
@@ -262,6 +331,7 @@ static const shoal_bootstrap_ops_t launcher_ops = {
     .notify = launcher_notify,
     .abort = launcher_abort,
     .finalize = launcher_finalize,
+    .allgather = launcher_allgather,
 };
 
 /* Reads a non-negative decimal environment variable set by shoalrun. */

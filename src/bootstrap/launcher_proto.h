@@ -17,6 +17,8 @@
  *   GET     arg=pe, key   reply VALUE once (pe, key) exists (waits until then)
  *   BARRIER               reply BARRIER_DONE once all PEs sent BARRIER
  *   EVENT   arg=event     shoal_bootstrap_event_t (initialized / finalized); no reply
+ *   ALLGATHER key, value  reply GATHERED once every PE sent ALLGATHER with this
+ *                         key (one at a time, the same order on every PE)
  *   ABORT   arg=status, value=message (may be empty)
  *                         the launcher prints the message once, ends every
  *                         other PE and exits with `status`; no reply (the PE
@@ -24,6 +26,8 @@
  * launcher -> PE:
  *   VALUE   value
  *   BARRIER_DONE
+ *   GATHERED value = for each PE in rank order: u32 length, then its value
+ *            (at most SHOAL_LAUNCHER_MAX_GATHERED bytes in all)
  */
 #ifndef SHOAL_BOOTSTRAP_LAUNCHER_PROTO_H
 #define SHOAL_BOOTSTRAP_LAUNCHER_PROTO_H
@@ -32,6 +36,7 @@
 
 #define SHOAL_LAUNCHER_MAX_KEY 256
 #define SHOAL_LAUNCHER_MAX_VALUE (1u << 20)
+#define SHOAL_LAUNCHER_MAX_GATHERED (64u << 20)
 
 typedef enum {
     SHOAL_LAUNCHER_MSG_PUT = 1,
@@ -39,8 +44,10 @@ typedef enum {
     SHOAL_LAUNCHER_MSG_BARRIER = 3,
     SHOAL_LAUNCHER_MSG_EVENT = 4,
     SHOAL_LAUNCHER_MSG_ABORT = 5,
+    SHOAL_LAUNCHER_MSG_ALLGATHER = 6,
     SHOAL_LAUNCHER_MSG_VALUE = 101,
     SHOAL_LAUNCHER_MSG_BARRIER_DONE = 102,
+    SHOAL_LAUNCHER_MSG_GATHERED = 103,
 } shoal_launcher_msg_type_t;
 
 typedef struct {

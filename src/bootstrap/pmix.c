@@ -172,6 +172,7 @@ static const shoal_bootstrap_ops_t pmix_ops = {
     .notify = NULL,
     .abort = pmix_abort,
     .finalize = pmix_finalize,
+    .allgather = shoal_bootstrap_allgather_by_gets,
 };
 
 /* A name unique per job on this host for socket names: the namespace when it

@@ -90,6 +90,7 @@ static const shoal_bootstrap_ops_t single_ops = {
     .notify = NULL,
     .abort = single_abort,
     .finalize = single_finalize,
+    .allgather = shoal_bootstrap_allgather_by_gets,
 };
 
 shoal_status_t shoal_bootstrap_single_init(shoal_bootstrap_t *bs)

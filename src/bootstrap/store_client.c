@@ -5,7 +5,7 @@
  * calls queue and delivers what the store sends. The calling thread of
  * shoal_bootstrap_store_init waits for the join to end either way.
  *
- * A request that needs a reply (GET, BARRIER) holds req_lock until the
+ * A request that needs a reply (GET, BARRIER, ALLGATHER) holds req_lock until the
  * reply came, so replies need no tags. ABORT from the store ends the
  * process with the job's status, even while it computes. If the store goes
  * away before this PE finalized, the job cannot go on: the PE says so and
@@ -122,12 +122,18 @@ static void dispatch(client_t *c)
             shoal_store_span_str(m.u.abort.message, msg, sizeof(msg));
             job_ended(c, m.u.abort.status, m.u.abort.origin, msg);
         }
-        if ((m.type == SHOAL_STORE_MSG_VALUE || m.type == SHOAL_STORE_MSG_BARRIER_DONE) &&
+        if ((m.type == SHOAL_STORE_MSG_VALUE || m.type == SHOAL_STORE_MSG_BARRIER_DONE ||
+             m.type == SHOAL_STORE_MSG_GATHERED) &&
             (int)m.type == c->expect && !c->reply_ready) {
+            /* A GATHERED reply keeps its count (4 bytes) before the values. */
+            uint32_t count = m.u.gathered.count;
+            shoal_store_span_t v = m.type == SHOAL_STORE_MSG_VALUE ? m.u.value.value
+                                   : m.type == SHOAL_STORE_MSG_GATHERED ? m.u.gathered.values
+                                                                        : shoal_store_span(NULL, 0);
             c->reply.off = c->reply.len = 0;
-            if (m.type == SHOAL_STORE_MSG_VALUE &&
-                shoal_store_buf_append(&c->reply, m.u.value.value.ptr, m.u.value.value.len) !=
-                    SHOAL_OK) {
+            if ((m.type == SHOAL_STORE_MSG_GATHERED &&
+                 shoal_store_buf_append(&c->reply, &count, sizeof(count)) != SHOAL_OK) ||
+                (v.len > 0 && shoal_store_buf_append(&c->reply, v.ptr, v.len) != SHOAL_OK)) {
                 store_gone(c, "out of memory for a reply");
                 return;
             }
@@ -389,6 +395,60 @@ static shoal_status_t store_barrier(shoal_bootstrap_t *bs)
     return status;
 }
 
+static shoal_status_t store_allgather(shoal_bootstrap_t *bs, const char *key, const void *value,
+                                      size_t len, shoal_bootstrap_gather_t *all_p)
+{
+    client_t *c = bs->priv;
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_ALLGATHER};
+    shoal_bootstrap_gather_t all = {.npes = bs->npes};
+    size_t key_len;
+    uint32_t count;
+
+    if (check_key("allgather", key, &key_len) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (len > SHOAL_STORE_MAX_VALUE) {
+        SHOAL_ERROR("bootstrap allgather: value of key '%s' has %zu bytes; the config store "
+                    "takes at most %u",
+                    key, len, SHOAL_STORE_MAX_VALUE);
+        return SHOAL_ERR_INVALID;
+    }
+    m.u.put.key = shoal_store_span(key, key_len);
+    m.u.put.value = shoal_store_span(value, len);
+    shoal_status_t status = request(c, &m, SHOAL_STORE_MSG_GATHERED, "allgather");
+    if (status != SHOAL_OK)
+        return status;
+    /* The reply is the count, then the values as the decoder checked them. */
+    const uint8_t *head = shoal_store_buf_head(&c->reply);
+    size_t got = shoal_store_buf_unread(&c->reply);
+    memcpy(&count, head, sizeof(count));
+    shoal_store_span_t rest = shoal_store_span(head + sizeof(count), got - sizeof(count));
+    all.off = malloc(sizeof(*all.off) * ((size_t)bs->npes + 1));
+    all.data = malloc(rest.len ? rest.len : 1);
+    if (count != (uint32_t)bs->npes || all.off == NULL || all.data == NULL) {
+        pthread_mutex_unlock(&c->req_lock);
+        if (count != (uint32_t)bs->npes)
+            SHOAL_ERROR("bootstrap allgather '%s': the config store at %s answered with %u "
+                        "values for a job of %d PEs",
+                        key, c->where, count, bs->npes);
+        else
+            SHOAL_ERROR("bootstrap allgather '%s': out of memory", key);
+        shoal_bootstrap_gather_free(&all);
+        return count != (uint32_t)bs->npes ? SHOAL_ERR_IO : SHOAL_ERR_NOMEM;
+    }
+    size_t used = 0;
+    for (int pe = 0; pe < bs->npes; pe++) {
+        shoal_store_span_t v = shoal_store_gathered_next(&rest);
+        all.off[pe] = used;
+        if (v.len)
+            memcpy(all.data + used, v.ptr, v.len);
+        used += v.len;
+    }
+    all.off[bs->npes] = used;
+    pthread_mutex_unlock(&c->req_lock);
+    *all_p = all;
+    return SHOAL_OK;
+}
+
 static void store_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event)
 {
     client_t *c = bs->priv;
@@ -497,6 +557,7 @@ static const shoal_bootstrap_ops_t store_ops = {
     .notify = store_notify,
     .abort = store_abort,
     .finalize = store_finalize,
+    .allgather = store_allgather,
 };
 
 /* ---- construction -------------------------------------------------------- */

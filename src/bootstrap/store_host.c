@@ -490,6 +490,8 @@ static void host_at_exit(int status, void *arg)
             wait_until(h, job_finished, UINT64_MAX);
         }
     }
+    if (shoal_store_server_started(h->srv))
+        shoal_store_server_report(h->srv);
     h->stop = 1;
     wake(h);
     pthread_mutex_unlock(&h->lock);

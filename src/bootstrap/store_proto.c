@@ -153,11 +153,11 @@ shoal_status_t shoal_store_frame_peek(const uint8_t *in, size_t len, size_t *fra
         *why_p = "reserved header bits are set";
         return SHOAL_ERR_INVALID;
     }
-    if (type < SHOAL_STORE_MSG_HELLO || type > SHOAL_STORE_MSG_ABORT) {
+    if (type < SHOAL_STORE_MSG_HELLO || type > SHOAL_STORE_MSG_LAST) {
         *why_p = "unknown message type";
         return SHOAL_ERR_INVALID;
     }
-    if (body > SHOAL_STORE_MAX_BODY) {
+    if (body > (type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED : SHOAL_STORE_MAX_BODY)) {
         *why_p = "frame larger than the protocol allows";
         return SHOAL_ERR_INVALID;
     }
@@ -265,8 +265,16 @@ shoal_status_t shoal_store_decode(const uint8_t *frame, size_t len, shoal_store_
         m.u.refuse.reason = rd_span(&r, 0, 0, SHOAL_STORE_MAX_TEXT, 1);
         break;
     case SHOAL_STORE_MSG_PUT:
+    case SHOAL_STORE_MSG_ALLGATHER:
         m.u.put.key = rd_span(&r, 0, 1, SHOAL_STORE_MAX_KEY, 1);
         m.u.put.value = rd_span(&r, 1, 0, SHOAL_STORE_MAX_VALUE, 0);
+        break;
+    case SHOAL_STORE_MSG_GATHERED:
+        m.u.gathered.count = rd_rank(&r);
+        m.u.gathered.values.ptr = r.p;
+        for (uint32_t i = 0; i < m.u.gathered.count && r.why == NULL; i++)
+            (void)rd_span(&r, 1, 0, SHOAL_STORE_MAX_VALUE, 0);
+        m.u.gathered.values.len = (uint32_t)(r.p - m.u.gathered.values.ptr);
         break;
     case SHOAL_STORE_MSG_GET:
         m.u.get.pe = rd_rank(&r);
@@ -348,8 +356,12 @@ shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_
         body = 4;
         break;
     case SHOAL_STORE_MSG_PUT:
+    case SHOAL_STORE_MSG_ALLGATHER:
         str16 = &m->u.put.key;
         body = span_size(m->u.put.value, 1);
+        break;
+    case SHOAL_STORE_MSG_GATHERED:
+        body = 4 + (size_t)m->u.gathered.values.len;
         break;
     case SHOAL_STORE_MSG_GET:
         str16 = &m->u.get.key;
@@ -377,7 +389,8 @@ shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_
             return SHOAL_ERR_INVALID;
         body += span_size(*str16, 0);
     }
-    if (body > SHOAL_STORE_MAX_BODY)
+    if (body > (m->type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED
+                                                     : SHOAL_STORE_MAX_BODY))
         return SHOAL_ERR_INVALID;
 
     shoal_status_t status = shoal_store_buf_reserve(out, SHOAL_STORE_FRAME_HEADER + body);
@@ -405,8 +418,15 @@ shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_
         p = wr_span(p, m->u.refuse.reason, 0);
         break;
     case SHOAL_STORE_MSG_PUT:
+    case SHOAL_STORE_MSG_ALLGATHER:
         p = wr_span(p, m->u.put.key, 0);
         p = wr_span(p, m->u.put.value, 1);
+        break;
+    case SHOAL_STORE_MSG_GATHERED:
+        p = wr_u32(p, m->u.gathered.count);
+        if (m->u.gathered.values.len)
+            memcpy(p, m->u.gathered.values.ptr, m->u.gathered.values.len);
+        p += m->u.gathered.values.len;
         break;
     case SHOAL_STORE_MSG_GET:
         p = wr_u32(p, m->u.get.pe);
@@ -431,6 +451,32 @@ shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_
     return SHOAL_OK;
 }
 
+shoal_status_t shoal_store_bytes32_append(shoal_store_buf_t *b, const void *p, uint32_t len)
+{
+    shoal_status_t status = shoal_store_buf_reserve(b, 4 + (size_t)len);
+    if (status != SHOAL_OK)
+        return status;
+    put_u32(b->data + b->len, len);
+    if (len)
+        memcpy(b->data + b->len + 4, p, len);
+    b->len += 4 + (size_t)len;
+    return SHOAL_OK;
+}
+
+shoal_store_span_t shoal_store_gathered_next(shoal_store_span_t *rest)
+{
+    shoal_store_span_t v = {NULL, 0};
+    if (rest->len < 4)
+        return v;
+    v.len = get_u32(rest->ptr);
+    v.ptr = rest->ptr + 4;
+    if (v.len > rest->len - 4) /* not from the decoder: stop */
+        v.len = rest->len - 4;
+    rest->ptr += 4 + v.len;
+    rest->len -= 4 + v.len;
+    return v;
+}
+
 void shoal_store_span_str(shoal_store_span_t s, char *out, size_t size)
 {
     size_t n = s.len < size - 1 ? s.len : size - 1;
@@ -442,7 +488,8 @@ void shoal_store_span_str(shoal_store_span_t s, char *out, size_t size)
 const char *shoal_store_msg_name(uint32_t type)
 {
     static const char *const names[] = {"?",     "HELLO",   "WELCOME",      "REFUSE", "PUT",  "GET",
-                                        "VALUE", "BARRIER", "BARRIER_DONE", "EVENT",  "ABORT"};
+                                        "VALUE", "BARRIER", "BARRIER_DONE", "EVENT",  "ABORT",
+                                        "ALLGATHER", "GATHERED"};
     return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
 

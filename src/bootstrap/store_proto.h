@@ -30,6 +30,13 @@
  *   BARRIER_DONE s->c  (empty)
  *   EVENT        c->s  event u32 (shoal_bootstrap_event_t)
  *   ABORT        both  status i32, origin u32, message str16
+ *   ALLGATHER    c->s  key str16, value bytes32        (GATHERED when all came)
+ *   GATHERED     s->c  count u32, then count values, each a bytes32, in rank order
+ *
+ * ALLGATHER is the one request per PE that replaces npes GETs per PE: every
+ * PE sends it with the same key (one allgather at a time, in the same order
+ * on every PE), and the store answers all of them at once. A GATHERED frame
+ * may be larger than any other (SHOAL_STORE_MAX_GATHERED).
  */
 #ifndef SHOAL_BOOTSTRAP_STORE_PROTO_H
 #define SHOAL_BOOTSTRAP_STORE_PROTO_H
@@ -39,7 +46,7 @@
 
 #include "util/status.h"
 
-#define SHOAL_STORE_PROTO_VERSION 1
+#define SHOAL_STORE_PROTO_VERSION 2 /* 2: ALLGATHER */
 
 #define SHOAL_STORE_HELLO_BYTES 16 /* client greeting */
 #define SHOAL_STORE_REPLY_BYTES 8  /* store's answer to it */
@@ -50,6 +57,7 @@
 #define SHOAL_STORE_MAX_VALUE (1u << 20)
 #define SHOAL_STORE_MAX_TEXT 1024 /* host ids, job ids, reasons, abort messages */
 #define SHOAL_STORE_MAX_BODY (SHOAL_STORE_MAX_VALUE + SHOAL_STORE_MAX_KEY + 64)
+#define SHOAL_STORE_MAX_GATHERED ((uint32_t)64 << 20) /* body of a GATHERED frame */
 #define SHOAL_STORE_MAX_NPES (1 << 24)
 #define SHOAL_STORE_NO_ORIGIN 0xffffffffu /* ABORT not from a PE (the store itself) */
 
@@ -80,7 +88,10 @@ typedef enum {
     SHOAL_STORE_MSG_BARRIER_DONE = 8,
     SHOAL_STORE_MSG_EVENT = 9,
     SHOAL_STORE_MSG_ABORT = 10,
+    SHOAL_STORE_MSG_ALLGATHER = 11,
+    SHOAL_STORE_MSG_GATHERED = 12,
 } shoal_store_msg_type_t;
+#define SHOAL_STORE_MSG_LAST SHOAL_STORE_MSG_GATHERED
 
 /* Why the store refused a HELLO. */
 typedef enum {
@@ -115,7 +126,11 @@ typedef struct {
         } refuse;
         struct {
             shoal_store_span_t key, value;
-        } put;
+        } put; /* also ALLGATHER */
+        struct {
+            uint32_t count;
+            shoal_store_span_t values; /* count bytes32 fields, checked by the decoder */
+        } gathered;
         struct {
             uint32_t pe;
             shoal_store_span_t key;
@@ -181,6 +196,11 @@ shoal_status_t shoal_store_decode(const uint8_t *frame, size_t len, shoal_store_
                                   const char **why_p);
 /* Appends the frame for `msg` to `out`. */
 shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_t *msg);
+
+/* Appends one bytes32 field (for building GATHERED's values). */
+shoal_status_t shoal_store_bytes32_append(shoal_store_buf_t *b, const void *p, uint32_t len);
+/* Takes the next value off a GATHERED message's checked values. */
+shoal_store_span_t shoal_store_gathered_next(shoal_store_span_t *rest);
 
 /* Helpers for callers that build messages from C strings. */
 static inline shoal_store_span_t shoal_store_span(const void *p, size_t len)

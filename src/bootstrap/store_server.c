@@ -9,8 +9,10 @@
  * PEs of its host and the job id. If they do not all join within the join
  * timeout, every waiting PE is told which ranks are missing.
  *
- * Afterwards a PE has at most one request waiting for a reply (GET or
- * BARRIER); a GET for a key not yet PUT waits for it. A PE whose connection
+ * Afterwards a PE has at most one request waiting for a reply (GET,
+ * BARRIER or ALLGATHER); a GET for a key not yet PUT waits for it. An
+ * ALLGATHER is held until every PE sent one with the same key, then all get
+ * one GATHERED with every PE's value, encoded once. A PE whose connection
  * ends before it finalized has died, so the job is ended with ABORT to all.
  */
 #include <stdio.h>
@@ -44,6 +46,11 @@ struct shoal_store_server {
     int finalized;
     int in_barrier;
     int waiting_gets;
+    int in_gather; /* PEs waiting in the allgather under way */
+    char gather_key[SHOAL_STORE_MAX_KEY + 1];
+    size_t gather_bytes;
+    uint64_t served[SHOAL_STORE_MSG_LAST + 1]; /* requests by message type */
+    uint64_t most_from_one;                    /* the most requests one PE sent */
     uint64_t first_hello_ms;
     kv_entry_t **buckets;
     size_t nbuckets, nentries, bytes;
@@ -124,10 +131,30 @@ shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
 
 static void peer_free(shoal_store_peer_t *p)
 {
+    free(p->gather_value);
     shoal_store_buf_free(&p->in);
     shoal_store_buf_free(&p->out);
     free(p->host);
     free(p);
+}
+
+void shoal_store_server_report(const shoal_store_server_t *srv)
+{
+    uint64_t total = 0, most = srv->most_from_one;
+    for (int t = 0; t <= SHOAL_STORE_MSG_LAST; t++)
+        total += srv->served[t];
+    for (const shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
+        if (p->requests > most)
+            most = p->requests;
+    SHOAL_INFO("config store at %s: served %llu requests from %d PEs (%.1f per PE, at most %llu "
+               "from one): put %llu, get %llu, allgather %llu, barrier %llu, event %llu",
+               srv->conf.where, (unsigned long long)total, srv->npes,
+               srv->npes ? (double)total / srv->npes : 0.0, (unsigned long long)most,
+               (unsigned long long)srv->served[SHOAL_STORE_MSG_PUT],
+               (unsigned long long)srv->served[SHOAL_STORE_MSG_GET],
+               (unsigned long long)srv->served[SHOAL_STORE_MSG_ALLGATHER],
+               (unsigned long long)srv->served[SHOAL_STORE_MSG_BARRIER],
+               (unsigned long long)srv->served[SHOAL_STORE_MSG_EVENT]);
 }
 
 void shoal_store_server_destroy(shoal_store_server_t *srv)
@@ -538,6 +565,87 @@ static void handle_barrier(shoal_store_server_t *srv, shoal_store_peer_t *p)
     }
 }
 
+/* Every PE has its part in: one GATHERED, encoded once, for all. */
+static void finish_gather(shoal_store_server_t *srv)
+{
+    shoal_store_buf_t values = {0}, frame = {0};
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_GATHERED};
+    shoal_status_t status = SHOAL_OK;
+
+    for (int r = 0; r < srv->npes && status == SHOAL_OK; r++) {
+        const shoal_store_peer_t *q = srv->by_rank[r];
+        status = shoal_store_bytes32_append(&values, q->gather_value, q->gather_len);
+    }
+    m.u.gathered.count = (uint32_t)srv->npes;
+    m.u.gathered.values = shoal_store_span(values.data, values.len);
+    if (status == SHOAL_OK)
+        status = shoal_store_encode(&frame, &m);
+    for (int r = 0; r < srv->npes; r++) {
+        shoal_store_peer_t *q = srv->by_rank[r];
+        free(q->gather_value);
+        q->gather_value = NULL;
+        q->gather_len = 0;
+        q->waiting = 0;
+        if (status == SHOAL_OK && shoal_store_buf_append(&q->out, frame.data, frame.len) != SHOAL_OK)
+            status = SHOAL_ERR_NOMEM;
+    }
+    srv->in_gather = 0;
+    srv->gather_bytes = 0;
+    shoal_store_buf_free(&values);
+    shoal_store_buf_free(&frame);
+    if (status != SHOAL_OK) {
+        char msg[200];
+        snprintf(msg, sizeof(msg),
+                 "the config store cannot answer the allgather '%s' of %d PEs (%s); ending "
+                 "the job",
+                 srv->gather_key, srv->npes,
+                 status == SHOAL_ERR_NOMEM ? "out of memory" : "the answer is over the protocol's "
+                                                               "limit");
+        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
+        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+    }
+}
+
+static void handle_allgather(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                             const shoal_store_msg_t *m, int *error_p)
+{
+    const shoal_store_span_t *key = &m->u.put.key, *val = &m->u.put.value;
+    char msg[SHOAL_STORE_MAX_KEY * 2 + 200];
+
+    if (check_departed(srv))
+        return;
+    if (srv->in_gather == 0) {
+        shoal_store_span_str(*key, srv->gather_key, sizeof(srv->gather_key));
+    } else if (strlen(srv->gather_key) != key->len ||
+               memcmp(srv->gather_key, key->ptr, key->len) != 0) {
+        char theirs[SHOAL_STORE_MAX_KEY + 1];
+        shoal_store_span_str(*key, theirs, sizeof(theirs));
+        snprintf(msg, sizeof(msg),
+                 "PE %d entered the bootstrap allgather '%s' while other PEs are in '%s': every "
+                 "PE must make the same bootstrap collectives in the same order; ending the job",
+                 p->rank, theirs, srv->gather_key);
+        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
+        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        return;
+    }
+    if (srv->bytes + srv->gather_bytes + val->len > SHOAL_STORE_MAX_TOTAL) {
+        *error_p = protocol_error(srv, p, "the store holds its maximum of data");
+        return;
+    }
+    p->gather_value = malloc(val->len ? val->len : 1);
+    if (p->gather_value == NULL) {
+        *error_p = protocol_error(srv, p, "the store is out of memory");
+        return;
+    }
+    if (val->len)
+        memcpy(p->gather_value, val->ptr, val->len);
+    p->gather_len = val->len;
+    srv->gather_bytes += val->len;
+    p->waiting = SHOAL_STORE_MSG_ALLGATHER;
+    if (++srv->in_gather == srv->npes)
+        finish_gather(srv);
+}
+
 static void handle_event(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32_t event)
 {
     if (event == 1) { /* initialized (again) */
@@ -574,18 +682,24 @@ static shoal_status_t handle(shoal_store_server_t *srv, shoal_store_peer_t *p,
     }
     if (srv->over)
         return SHOAL_OK; /* the job has ended: everyone is told already */
+    p->requests++;
+    if (m->type <= SHOAL_STORE_MSG_LAST)
+        srv->served[m->type]++;
     switch (m->type) {
     case SHOAL_STORE_MSG_PUT:
         handle_put(srv, p, m, &error);
         break;
     case SHOAL_STORE_MSG_GET:
     case SHOAL_STORE_MSG_BARRIER:
+    case SHOAL_STORE_MSG_ALLGATHER:
         if (!srv->started)
             error = protocol_error(srv, p, "a request before every PE joined");
         else if (p->waiting != 0)
             error = protocol_error(srv, p, "a second request while one waits for its reply");
         else if (m->type == SHOAL_STORE_MSG_GET)
             handle_get(srv, p, m, &error);
+        else if (m->type == SHOAL_STORE_MSG_ALLGATHER)
+            handle_allgather(srv, p, m, &error);
         else
             handle_barrier(srv, p);
         break;
@@ -638,6 +752,12 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         srv->waiting_gets--;
     if (p->waiting == SHOAL_STORE_MSG_BARRIER)
         srv->in_barrier--;
+    if (p->waiting == SHOAL_STORE_MSG_ALLGATHER) {
+        srv->in_gather--;
+        srv->gather_bytes -= p->gather_len;
+    }
+    if (p->requests > srv->most_from_one)
+        srv->most_from_one = p->requests;
     if (p->rank >= 0 && srv->by_rank != NULL && srv->by_rank[p->rank] == p) {
         srv->by_rank[p->rank] = NULL;
         if (!srv->started) {

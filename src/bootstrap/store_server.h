@@ -33,9 +33,12 @@ struct shoal_store_peer {
     char *host;    /* the host identity it sent */
     char addr[64]; /* where it connects from, for messages */
     int closing;   /* close once `out` is sent */
-    int waiting;   /* outstanding request: 0, GET or BARRIER (message type) */
+    int waiting;   /* outstanding request: 0, GET, BARRIER or ALLGATHER (message type) */
     uint32_t get_pe;
     char get_key[SHOAL_STORE_MAX_KEY + 1];
+    uint8_t *gather_value; /* its part of the allgather under way */
+    uint32_t gather_len;
+    uint64_t requests; /* frames it sent after HELLO, for the request counter */
     void *io; /* the I/O layer's per-connection data */
 };
 
@@ -72,6 +75,10 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms);
 /* Sends ABORT to every PE that has joined; the job is over. */
 void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t origin,
                               const char *message);
+
+/* Logs at info level how many requests the store served, in all, per PE
+ * and by kind (an exchange done by allgather costs O(1) requests per PE). */
+void shoal_store_server_report(const shoal_store_server_t *srv);
 
 /* Iteration over peers (for the I/O loop). */
 shoal_store_peer_t *shoal_store_server_peers(shoal_store_server_t *srv);

@@ -9,6 +9,7 @@
  */
 #include <sched.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -114,9 +115,31 @@ static void print_banner(void)
     fflush(stdout);
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Where shmem_init spent its time, at info level on PE 0 (the others at
+ * debug: a thousand copies of one line help nobody). */
+static void log_init_times(const double t[5])
+{
+    const char *fmt = "shmem_init took %.1f ms: bootstrap %.1f ms, segment exchange %.1f ms, "
+                      "network wire-up %.1f ms, final barrier %.1f ms (%d PEs, %d on this host)";
+    if (shoal.bs.rank == 0)
+        SHOAL_INFO(fmt, t[4] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3],
+                   shoal.bs.npes, shoal.bs.local_npes);
+    else
+        SHOAL_DEBUG(fmt, t[4] - t[0], t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3],
+                    shoal.bs.npes, shoal.bs.local_npes);
+}
+
 shoal_status_t shoal_init(int requested_thread_level)
 {
     shoal_status_t status;
+    double t[5]; /* start, bootstrap, segments, network, barrier done */
     pthread_mutex_lock(&shoal.lock);
     if (shoal.initialized) {
         shoal.init_count++; /* nested: the library stays up until the last finalize */
@@ -137,9 +160,11 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal_log_configure(shoal_env.debug_subsys, shoal_env.log_file);
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
+    t[0] = now_ms();
     status = bootstrap_once();
     if (status != SHOAL_OK)
         goto out;
+    t[1] = now_ms();
     shoal_log_set_pe(shoal.bs.rank);
     if (shoal.bs.rank == 0)
         shoal_env_warn_typos(); /* once per job */
@@ -163,6 +188,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_route;
+    t[2] = now_ms();
 
     shoal.internal = (shoal_internal_t *)heap->base;
     status = shoal_heap_init(&shoal.heap, heap->base + shoal.internal_size,
@@ -173,9 +199,10 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                          : requested_thread_level;
 
-    status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route);
+    status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_heap;
+    t[3] = now_ms();
     SHOAL_NPES = shoal.bs.npes;
     shoal_teams_init();
     status = shoal_bootstrap_barrier(&shoal.bs);
@@ -184,6 +211,8 @@ shoal_status_t shoal_init(int requested_thread_level)
         shoal_net_close(&shoal.route);
         goto out_heap;
     }
+    t[4] = now_ms();
+    log_init_times(t);
     /* From here on the data path is open. */
     shoal.initialized = 1;
     shoal.init_count = 1;

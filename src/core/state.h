@@ -105,10 +105,18 @@ extern shoal_state_t shoal;
 #define SHOAL_NPES (shoal.route.npes)
 #define SHOAL_MY_PE (shoal.route.my_pe)
 
-/* The internal region of PE `pe`, as mapped in this process. */
+/* The internal region of PE `pe`, as mapped in this process (mapped on
+ * first use; NULL when pe is on another host). */
 static inline shoal_internal_t *shoal_internal_of(int pe)
 {
-    return (shoal_internal_t *)shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP);
+    return (shoal_internal_t *)shoal_route_peer_map(&shoal.route, pe, SHOAL_ROUTE_HEAP);
+}
+
+/* 1 when PE `pe` shares this host, so its memory is (or will be, on first
+ * use) mapped here. */
+static inline int shoal_pe_on_host(int pe)
+{
+    return shoal.node[pe] == shoal.node[SHOAL_MY_PE];
 }
 
 #endif

@@ -84,7 +84,7 @@ static shoal_peset_t host_peset(void)
 {
     int first = -1, second = -1, count = 0, last = -1, regular = 1;
     for (int pe = 0; pe < SHOAL_NPES; pe++) {
-        if (shoal_route_peer_base(&shoal.route, pe, SHOAL_ROUTE_HEAP) == 0)
+        if (!shoal_pe_on_host(pe))
             continue;
         if (first < 0)
             first = pe;

@@ -41,7 +41,7 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
     int r = (unsigned)pe < (unsigned)rt->npes ? shoal_route_row_at(rt, addr, &off) : -1;
     if (r < 0 || len > rt->row[r].size - off)
         return SHOAL_ROUTE_ERROR;
-    uintptr_t base = shoal_route_peer_base(rt, pe, (unsigned)r);
+    uintptr_t base = shoal_route_peer_map(rt, pe, (unsigned)r);
     if (base != 0) {
         w->ptr = (void *)(base + off);
         return SHOAL_ROUTE_LOCAL;
@@ -49,4 +49,12 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
     w->row = (unsigned)r;
     w->off = off;
     return rt->net ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
+}
+
+uintptr_t shoal_route_peer_map_slow(const shoal_route_t *rt, int pe, unsigned row)
+{
+    if (rt->map_peer == NULL || (unsigned)pe >= (unsigned)rt->npes || row >= rt->nrows ||
+        rt->row[row].size == 0)
+        return 0;
+    return rt->map_peer(rt, pe, row);
 }

@@ -11,6 +11,12 @@
  * sees p's copy, or 0 when it does not map it (another host, or the row is
  * absent on p). A row whose size is 0 is unused.
  *
+ * A peer of this host is mapped on first use: its entry stays 0 until the
+ * cold path (shoal_route_find_all, shoal_route_peer_map) calls map_peer,
+ * which maps it and fills the entry (under its own lock; the entry is
+ * written with release and read with acquire order, so a thread that sees
+ * a base also sees the mapping).
+ *
  * shoal_route_find is the whole fast path of routing: it answers "a local
  * pointer", "the network, at (row, offset)" or "an error", and the caller
  * works out the error's message only on that branch.
@@ -40,14 +46,18 @@ typedef struct {
     uint32_t reserved;
 } shoal_route_row_t;
 
-typedef struct {
+typedef struct shoal_route shoal_route_t;
+struct shoal_route {
     int32_t npes;  /* 0 until the data path opens, and after finalize */
     int32_t my_pe;
     uint32_t nrows; /* rows in use are below this */
     uint32_t net;   /* a network transport reaches what is not mapped */
     shoal_route_row_t row[SHOAL_ROUTE_ROWS];
     uintptr_t *peer; /* [npes * SHOAL_ROUTE_ROWS] */
-} shoal_route_t;
+    /* Maps pe's row on first use and returns its base, or 0 when it cannot
+     * be mapped here; NULL: nothing is mapped lazily. Host code only. */
+    uintptr_t (*map_peer)(const shoal_route_t *rt, int pe, unsigned row);
+};
 
 typedef enum {
     SHOAL_ROUTE_LOCAL, /* `ptr` is where to load and store */
@@ -66,7 +76,15 @@ typedef struct {
 SHOAL_ROUTE_ALWAYS_INLINE uintptr_t shoal_route_peer_base(const shoal_route_t *rt, int pe,
                                                           unsigned row)
 {
-    return rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row];
+    return __atomic_load_n(&rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row], __ATOMIC_ACQUIRE);
+}
+
+/* The base of pe's row, mapping it first if this host can (route.c). */
+uintptr_t shoal_route_peer_map_slow(const shoal_route_t *rt, int pe, unsigned row);
+static inline uintptr_t shoal_route_peer_map(const shoal_route_t *rt, int pe, unsigned row)
+{
+    uintptr_t base = shoal_route_peer_base(rt, pe, row);
+    return __builtin_expect(base != 0, 1) ? base : shoal_route_peer_map_slow(rt, pe, row);
 }
 
 /* The row whose range holds `addr`, or -1; its offset there in *off_p. */

@@ -14,17 +14,19 @@
 
 shoal_transport_t *shoal_net = NULL;
 
-static int route_all_mapped(const shoal_route_t *rt, int npes, uint8_t *mapped)
+/* mapped[pe]: pe shares this host (its memory is mapped, on first use). */
+static int all_on_host(const int *node, int npes, int me, uint8_t *mapped)
 {
     int all = 1;
     for (int pe = 0; pe < npes; pe++) {
-        mapped[pe] = shoal_route_peer_base(rt, pe, SHOAL_ROUTE_HEAP) != 0;
+        mapped[pe] = node[pe] == node[me];
         all &= mapped[pe];
     }
     return all;
 }
 
-shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_route_t *rt)
+shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_route_t *rt,
+                              const int *node)
 {
     const int npes = bs->npes;
     uint8_t *mapped = malloc((size_t)npes);
@@ -32,7 +34,7 @@ shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_
         return SHOAL_ERR_NOMEM;
     shoal_transport_t *tr = NULL;
     shoal_status_t status = SHOAL_OK;
-    if (route_all_mapped(rt, npes, mapped))
+    if (all_on_host(node, npes, bs->rank, mapped))
         goto out;
     status = shoal_ucx_init(bs, generation, mapped, &tr);
     if (status != SHOAL_OK)

@@ -12,7 +12,8 @@
 /* Collective. Starts a network transport when some PE's memory is not
  * mapped here, registers every row of `rt` with it and sets rt->net; with
  * every PE mapped it does nothing. */
-shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_route_t *rt);
+shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_route_t *rt,
+                              const int *node);
 
 /* Collective. Completes, disconnects and frees the transport, if any. */
 void shoal_net_close(shoal_route_t *rt);

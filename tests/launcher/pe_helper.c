@@ -80,6 +80,47 @@ static size_t make_value(int pe, int k, char *buf, size_t cap)
     return len;
 }
 
+/* Three allgathers of values whose size varies with the PE (PE 0's first is
+ * larger than a socket buffer, one PE gives an empty one), checked byte for
+ * byte, with the late last PE arriving after the others wait; then a
+ * broadcast from the last PE. */
+static int mode_allgather(void)
+{
+    static char want[300000];
+    char key[64];
+    init();
+    if (bs.npes > 1 && bs.rank == bs.npes - 1)
+        usleep(100000); /* the others are waiting in the first allgather */
+    for (int k = 0; k < 3; k++) {
+        shoal_bootstrap_gather_t all;
+        snprintf(key, sizeof(key), "ag-%d", k);
+        size_t len = k == 2 && bs.rank == 1 ? 0 : make_value(bs.rank, k, want, sizeof(want));
+        check_ok(shoal_bootstrap_allgather(&bs, key, want, len, &all), "allgather");
+        if (all.npes != bs.npes)
+            fail("allgather %s returned %d values, expected %d", key, all.npes, bs.npes);
+        for (int pe = 0; pe < bs.npes; pe++) {
+            size_t got_len;
+            const char *got = shoal_bootstrap_gather_at(&all, pe, &got_len);
+            len = k == 2 && pe == 1 ? 0 : make_value(pe, k, want, sizeof(want));
+            if (got_len != len || memcmp(got, want, len) != 0)
+                fail("allgather %s: PE %d's value has %zu bytes, expected %zu, or wrong bytes",
+                     key, pe, got_len, len);
+        }
+        shoal_bootstrap_gather_free(&all);
+    }
+    char word[24] = "";
+    if (bs.rank == bs.npes - 1)
+        snprintf(word, sizeof(word), "from-%d", bs.rank);
+    check_ok(shoal_bootstrap_broadcast(&bs, "bc", bs.npes - 1, word, sizeof(word)), "broadcast");
+    char expect[24] = "";
+    snprintf(expect, sizeof(expect), "from-%d", bs.npes - 1);
+    if (memcmp(word, expect, sizeof(word)) != 0)
+        fail("broadcast gave '%s', expected '%s'", word, expect);
+    check_ok(shoal_bootstrap_barrier(&bs), "barrier");
+    finalize();
+    return 0;
+}
+
 /* Every PE publishes 3 keys; then gets every key of every PE. PE 0 first
  * asks for a key of the last PE, which publishes late, so a GET that arrives
  * before its PUT must wait for it. */
@@ -341,6 +382,27 @@ int main(int argc, char **argv)
         init();
         if (bs.rank != 1)
             others_wait(1, false);
+        finalize();
+        return 0;
+    }
+    if (strcmp(mode, "allgather") == 0)
+        return mode_allgather();
+    if (strcmp(mode, "stuck-allgather") == 0) {
+        /* PE 1 leaves properly while the others wait in an allgather for it. */
+        shoal_bootstrap_gather_t all;
+        init();
+        if (bs.rank != 1)
+            shoal_bootstrap_allgather(&bs, "lonely", "x", 1, &all);
+        finalize();
+        return 0;
+    }
+    if (strcmp(mode, "allgather-mismatch") == 0) {
+        /* PE 0 gathers under another key than the others: the job ends. */
+        shoal_bootstrap_gather_t all;
+        init();
+        if (bs.rank != 0)
+            usleep(50000); /* PE 0's key is the job's */
+        shoal_bootstrap_allgather(&bs, bs.rank == 0 ? "first" : "second", "x", 1, &all);
         finalize();
         return 0;
     }

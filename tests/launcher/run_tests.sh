@@ -309,6 +309,30 @@ stuck)
     expect_line "$TMP/err" "shoalrun: PE [02] waits in a barrier that cannot complete: PE 1 \(pid [0-9]+\) has exited; ending the job"
     expect_no_leftovers
     ;;
+allgather)
+    run -n "$NP" "$HELPER" allgather "$MARK"
+    expect_rc 0
+    expect_no_leftovers
+    ;;
+request-count) # requests per PE stay O(1): allgathers, not npes gets each
+    SHOAL_LOG_LEVEL=2 run -n "$NP" "$HELPER" allgather "$MARK"
+    expect_rc 0
+    total=$((7 * NP))
+    expect_line "$TMP/err" "shoalrun: the bootstrap served $total requests from $NP PEs \([0-9.]+ per PE, at most 7 from one\): put 1, get $((NP - 1)), allgather $((3 * NP)), barrier $NP, event $((2 * NP))"
+    expect_no_leftovers
+    ;;
+stuck-allgather)
+    run -n "$NP" "$HELPER" stuck-allgather "$MARK"
+    expect_rc 1
+    expect_line "$TMP/err" "shoalrun: PE [02] waits in a bootstrap allgather that cannot complete: PE 1 \(pid [0-9]+\) has exited; ending the job"
+    expect_no_leftovers
+    ;;
+allgather-mismatch)
+    run -n "$NP" "$HELPER" allgather-mismatch "$MARK"
+    expect_rc 1
+    expect_line "$TMP/err" "shoalrun: PE [1-9][0-9]* entered the bootstrap allgather 'second' while other PEs are in 'first': every PE must make the same bootstrap collectives in the same order; ending the job"
+    expect_no_leftovers
+    ;;
 stuck-get)
     run -n "$NP" "$HELPER" stuck-get "$MARK"
     expect_rc 1

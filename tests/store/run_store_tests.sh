@@ -280,8 +280,8 @@ plaintext-to-tls) # a client without TLS meets a TLS store
     # A raw plaintext HELLO frame, and a greeting that asks for no TLS.
     out=$("$PROBE" raw "$STORE" 0000000f00010000000000000000000100000001000168)
     [ "$out" = closed ] || fail "a raw plaintext frame left the connection $out"
-    out=$("$PROBE" greet "$STORE" 1 0 -)
-    [ "$(echo "$out" | head -n 1)" = "verdict 2 version 1 security 1" ] || fail "greeting without TLS: $out"
+    out=$("$PROBE" greet "$STORE" 2 0 -)
+    [ "$(echo "$out" | head -n 1)" = "verdict 2 version 2 security 1" ] || fail "greeting without TLS: $out"
     start pe1 1 2 "$PE" basic
     expect_all_ok 2
     expect_in "$TMP/pe0.err" "refused a PE connecting from .*: it uses no TLS, this store TLS with the job secret" 2
@@ -367,19 +367,19 @@ version) # protocol version mismatch, seen from the store and from a PE
     start pe0 0 2 "$PE" basic
     "$PROBE" wait "$STORE" || fail "the store did not come up"
     out=$("$PROBE" greet "$STORE" 99 1 "$KEY")
-    [ "$(echo "$out" | head -n 1)" = "verdict 1 version 1 security 1" ] || fail "version 99 greeting: $out"
+    [ "$(echo "$out" | head -n 1)" = "verdict 1 version 2 security 1" ] || fail "version 99 greeting: $out"
     start pe1 1 2 "$PE" basic
     expect_all_ok 2
-    expect_in "$TMP/pe0.err" "refused a PE connecting from .*: it speaks protocol version 99, this store version 1" 1
-    # A PE meets a store that answers as version 2 would.
+    expect_in "$TMP/pe0.err" "refused a PE connecting from .*: it speaks protocol version 99, this store version 2" 1
+    # A PE meets a store that answers as version 3 would.
     PORT=$(free_port)
-    "$PROBE" fake-store "$PORT" 2 1 >"$TMP/fake.out" 2>&1 &
+    "$PROBE" fake-store "$PORT" 3 1 >"$TMP/fake.out" 2>&1 &
     PIDS+=($!)
     wait_for_line "$TMP/fake.out" "^ready$" 1
     STORE="127.0.0.1:$PORT" start pe1 1 2 "$PE" basic
     wait_rc pe1
     [ "$RC" -ne 0 ] || fail "the PE went on with a store of another version"
-    expect_in "$TMP/pe1.err" "the config store at 127.0.0.1:$PORT speaks protocol version 2, this PE version 1: every PE of a job must run the same Shoal version" 1
+    expect_in "$TMP/pe1.err" "the config store at 127.0.0.1:$PORT speaks protocol version 3, this PE version 2: every PE of a job must run the same Shoal version" 1
     ;;
 rank-range) # ranks outside the job: caught locally, and by the store
     start bad 5 4 "$PE" basic

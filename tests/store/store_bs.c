@@ -4,7 +4,9 @@
  * core uses. Started by hand like a PE (SHOAL_RANK, SHOAL_NPES, SHOAL_STORE,
  * secret); checks keys of many sizes (up to the 1 MiB limit, larger than any
  * socket or TLS record buffer), GETs that arrive before their PUT, GETs from
- * several threads at once, and many barriers. Prints "PE n kv ok".
+ * several threads at once, many barriers, and allgathers (one of them with
+ * a 1 MiB value on PE 0, one with an empty value on PE 1). Prints "PE n kv
+ * ok".
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -90,6 +92,32 @@ int main(void)
     for (int i = 0; i < 100; i++)
         if (shoal_bootstrap_barrier(&bs) != SHOAL_OK)
             failed = 1;
+    /* Allgathers: every PE's value, in rank order, byte for byte. */
+    for (int k = 0; k < 3; k++) {
+        shoal_bootstrap_gather_t all;
+        size_t mine = k == 1 && bs.rank == 1 ? 0 : value_len(bs.rank, k);
+        snprintf(key, sizeof(key), "ag-%d", k);
+        fill(bs.rank, k, buf, mine);
+        if (shoal_bootstrap_allgather(&bs, key, buf, mine, &all) != SHOAL_OK) {
+            fprintf(stderr, "PE %d: allgather %s failed\n", bs.rank, key);
+            failed = 1;
+            continue;
+        }
+        unsigned char *want = malloc(SHOAL_STORE_MAX_VALUE);
+        for (int pe = 0; pe < bs.npes; pe++) {
+            size_t got_len, expect = k == 1 && pe == 1 ? 0 : value_len(pe, k);
+            const void *got = shoal_bootstrap_gather_at(&all, pe, &got_len);
+            fill(pe, k, want, expect);
+            if (got_len != expect || memcmp(got, want, expect) != 0) {
+                fprintf(stderr, "PE %d: allgather %s: PE %d's value has %zu bytes, expected "
+                                "%zu, or other content\n",
+                        bs.rank, key, pe, got_len, expect);
+                failed = 1;
+            }
+        }
+        free(want);
+        shoal_bootstrap_gather_free(&all);
+    }
     /* A value larger than the caller's buffer is refused, not cut. */
     size_t len;
     if (bs.npes > 0 && shoal_bootstrap_get(&bs, 0, "key-0", buf, 10, &len) != SHOAL_ERR_TRUNCATED)

@@ -303,6 +303,44 @@ static void test_server(void)
     CHECK(next_out(p[1], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
     CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
 
+    /* ALLGATHER: held until all three came, then every PE gets every value in
+     * rank order (lengths differ, one is empty), one request per PE. */
+    shoal_store_msg_t ag = {.type = SHOAL_STORE_MSG_ALLGATHER};
+    ag.u.put.key = shoal_store_span("ag", 2);
+    ag.u.put.value = shoal_store_span("r2-value", 8);
+    feed(p[1], &ag, 1000); /* rank 2 */
+    ag.u.put.value = shoal_store_span("zero", 4);
+    feed(p[0], &ag, 1000); /* rank 0 */
+    CHECK(next_out(p[0], &m) == 0 && next_out(p[1], &m) == 0);
+    ag.u.put.value = shoal_store_span(NULL, 0);
+    feed(p[2], &ag, 1000); /* rank 1 */
+    for (int i = 0; i < 3; i++) {
+        CHECK(next_out(p[i], &m) == SHOAL_STORE_MSG_GATHERED && m.u.gathered.count == 3);
+        shoal_store_span_t rest = m.u.gathered.values;
+        CHECK(span_is(shoal_store_gathered_next(&rest), "zero"));
+        CHECK(shoal_store_gathered_next(&rest).len == 0);
+        CHECK(span_is(shoal_store_gathered_next(&rest), "r2-value") && rest.len == 0);
+    }
+    /* A GATHERED frame survives the codec; a truncated one does not. */
+    {
+        shoal_store_buf_t b = {0}, rb = {0};
+        shoal_store_msg_t g = {.type = SHOAL_STORE_MSG_GATHERED}, back;
+        const char *why = NULL;
+        CHECK(shoal_store_bytes32_append(&b, "ab", 2) == SHOAL_OK &&
+              shoal_store_bytes32_append(&b, "", 0) == SHOAL_OK);
+        g.u.gathered.count = 2;
+        g.u.gathered.values = shoal_store_span(b.data, b.len);
+        CHECK(roundtrip(&g, &back, &rb) == 0 && back.u.gathered.count == 2 &&
+              back.u.gathered.values.len == b.len);
+        shoal_store_buf_free(&rb);
+        g.u.gathered.count = 3; /* claims a value it does not hold */
+        shoal_store_buf_t f = {0};
+        CHECK(shoal_store_encode(&f, &g) == SHOAL_OK);
+        CHECK(shoal_store_decode(f.data, f.len, &back, &why) == SHOAL_ERR_INVALID && why != NULL);
+        shoal_store_buf_free(&f);
+        shoal_store_buf_free(&b);
+    }
+
     /* Rank 1 finalizes and leaves quietly; rank 2 dies: ABORT to the rest. */
     shoal_store_msg_t ev = {.type = SHOAL_STORE_MSG_EVENT};
     ev.u.event.event = 2;

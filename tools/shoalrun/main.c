@@ -352,7 +352,9 @@ int main(int argc, char **argv)
         sr_stream_close(&job.pes[r].out_stream);
         sr_stream_close(&job.pes[r].err_stream);
         sr_server_close(&job, &job.pes[r]);
+        free(job.pes[r].gather_value);
     }
+    sr_server_report(&job);
     sr_stdin_close(&job.in);
     sr_kvs_destroy(&job.kvs);
     free(job.pes);

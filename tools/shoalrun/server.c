@@ -2,7 +2,8 @@
  * The bootstrap service. Each PE sends requests over its socket in the format
  * of bootstrap/launcher_proto.h; this file reads them, answers GETs from the
  * key-value store as soon as the key exists, releases a barrier once every
- * PE has arrived, records the PEs' life-cycle events for main.c to judge
+ * PE has arrived, answers an allgather (one request per PE) with every PE's
+ * value once all sent theirs, records the PEs' life-cycle events for main.c to judge
  * their exits, and turns ABORT into the end of the job. Sockets are
  * non-blocking: replies that do not fit are queued and sent when the socket
  * is writable, so one PE that stops reading never stalls the launcher.
@@ -14,6 +15,8 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -104,6 +107,80 @@ static void handle_barrier(sr_job_t *job, sr_pe_t *pe)
     }
 }
 
+static void handle_allgather(sr_job_t *job, sr_pe_t *pe, const char *key, uint32_t key_len,
+                             const char *value, uint32_t value_len)
+{
+    if (pe->in_gather) {
+        protocol_error(job, pe, "ALLGATHER while already in an allgather");
+        return;
+    }
+    if (job->gather_count == 0) {
+        memcpy(job->gather_key, key, key_len);
+        job->gather_key_len = key_len;
+    } else if (key_len != job->gather_key_len || memcmp(key, job->gather_key, key_len) != 0) {
+        sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                   "PE %d entered the bootstrap allgather '%.*s' while other PEs are in '%.*s': "
+                   "every PE must make the same bootstrap collectives in the same order; ending "
+                   "the job",
+                   pe->rank, (int)key_len, key, (int)job->gather_key_len, job->gather_key);
+        return;
+    }
+    if (job->gather_bytes + 4 * (size_t)job->npes + value_len > SHOAL_LAUNCHER_MAX_GATHERED) {
+        sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                   "the bootstrap allgather '%.*s' of %d PEs holds more than the %u bytes "
+                   "launcher_proto.h allows; ending the job",
+                   (int)key_len, key, job->npes, SHOAL_LAUNCHER_MAX_GATHERED);
+        return;
+    }
+    pe->gather_value = sr_xmalloc(value_len ? value_len : 1);
+    memcpy(pe->gather_value, value, value_len);
+    pe->gather_len = value_len;
+    pe->in_gather = true;
+    job->gather_bytes += value_len;
+    if (++job->gather_count < job->npes) {
+        sr_server_check_stuck(job);
+        return;
+    }
+    /* Everyone is in: one answer, built once, to every PE. */
+    sr_buf_t all = {0};
+    for (int r = 0; r < job->npes; r++) {
+        uint32_t n = job->pes[r].gather_len;
+        sr_buf_append(&all, &n, sizeof(n));
+        sr_buf_append(&all, job->pes[r].gather_value, n);
+    }
+    job->gather_count = 0;
+    job->gather_bytes = 0;
+    for (int r = 0; r < job->npes; r++) {
+        sr_pe_t *q = &job->pes[r];
+        free(q->gather_value);
+        q->gather_value = NULL;
+        q->gather_len = 0;
+        q->in_gather = false;
+        queue_reply(job, q, SHOAL_LAUNCHER_MSG_GATHERED, all.data + all.off,
+                    (uint32_t)(all.len - all.off));
+    }
+    sr_buf_free(&all);
+}
+
+void sr_server_report(const sr_job_t *job)
+{
+    const char *level = getenv("SHOAL_LOG_LEVEL");
+    unsigned long total = 0, most = 0;
+    if (level == NULL || atoi(level) < 2)
+        return;
+    for (int t = 0; t < 8; t++)
+        total += job->served[t];
+    for (int r = 0; r < job->npes; r++)
+        if (job->pes[r].requests > most)
+            most = job->pes[r].requests;
+    sr_msg("the bootstrap served %lu requests from %d PEs (%.1f per PE, at most %lu from one): "
+           "put %lu, get %lu, allgather %lu, barrier %lu, event %lu",
+           total, job->npes, job->npes ? (double)total / job->npes : 0.0, most,
+           job->served[SHOAL_LAUNCHER_MSG_PUT], job->served[SHOAL_LAUNCHER_MSG_GET],
+           job->served[SHOAL_LAUNCHER_MSG_ALLGATHER], job->served[SHOAL_LAUNCHER_MSG_BARRIER],
+           job->served[SHOAL_LAUNCHER_MSG_EVENT]);
+}
+
 static void handle_abort(sr_job_t *job, sr_pe_t *pe, int status, const char *msg,
                          uint32_t msg_len)
 {
@@ -132,6 +209,9 @@ static void handle_abort(sr_job_t *job, sr_pe_t *pe, int status, const char *msg
 static void handle(sr_job_t *job, sr_pe_t *pe, const shoal_launcher_msg_t *h, const char *key,
                    const char *value)
 {
+    pe->requests++;
+    if (h->type < 8)
+        job->served[h->type]++;
     switch (h->type) {
     case SHOAL_LAUNCHER_MSG_PUT:
         if (h->key_len == 0)
@@ -159,6 +239,12 @@ static void handle(sr_job_t *job, sr_pe_t *pe, const shoal_launcher_msg_t *h, co
         break;
     case SHOAL_LAUNCHER_MSG_ABORT:
         handle_abort(job, pe, h->arg, value, h->value_len);
+        break;
+    case SHOAL_LAUNCHER_MSG_ALLGATHER:
+        if (h->key_len == 0)
+            protocol_error(job, pe, "ALLGATHER with an empty key");
+        else
+            handle_allgather(job, pe, key, h->key_len, value, h->value_len);
         break;
     default:
         protocol_error(job, pe, "unknown message type");
@@ -220,6 +306,7 @@ void sr_server_close(sr_job_t *job, sr_pe_t *pe)
     sr_buf_free(&pe->out);
 }
 
+
 /* Finds a PE blocked in GET on a key of the exited PE `gone`. */
 static bool find_get_waiter(sr_job_t *job, int gone, int *waiter_p, const sr_kvs_entry_t **e_p)
 {
@@ -246,6 +333,7 @@ static bool stuck(sr_job_t *job, bool end)
         if (gone->running)
             continue;
         bool waited_for = (job->barrier_count > 0 && !gone->in_barrier) ||
+                          (job->gather_count > 0 && !gone->in_gather) ||
                           (gone->waited_on > 0 && find_get_waiter(job, g, &waiter, &e));
         if (waited_for && end && gone->failed_after_finalize) {
             /* It failed after finalize and now a PE waits for it: its failure ends the job. */
@@ -260,6 +348,16 @@ static bool stuck(sr_job_t *job, bool end)
                 sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
                            "PE %d waits in a barrier that cannot complete: PE %d (pid %ld) has "
                            "exited; ending the job",
+                           waiter, g, (long)gone->pid);
+            return true;
+        }
+        if (job->gather_count > 0 && !gone->in_gather) {
+            for (waiter = 0; !job->pes[waiter].in_gather; waiter++)
+                ;
+            if (end)
+                sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                           "PE %d waits in a bootstrap allgather that cannot complete: PE %d "
+                           "(pid %ld) has exited; ending the job",
                            waiter, g, (long)gone->pid);
             return true;
         }

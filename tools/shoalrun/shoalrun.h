@@ -144,6 +144,10 @@ typedef struct {
     bool finalized; /* EVENT finalized was its last event */
     bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */
     bool in_barrier;
+    bool in_gather;      /* sent ALLGATHER, waits for GATHERED */
+    char *gather_value;  /* its part of the allgather under way */
+    uint32_t gather_len;
+    unsigned long requests; /* messages it sent, for the request counter */
     int waited_on; /* GETs waiting for a key this PE has not published */
 
     sr_stream_t out_stream;
@@ -168,6 +172,11 @@ typedef struct {
     sr_kvs_t kvs;
     int barrier_count;
     unsigned barrier_generation;
+    int gather_count; /* PEs in the allgather under way */
+    char gather_key[SHOAL_LAUNCHER_MAX_KEY];
+    uint32_t gather_key_len;
+    size_t gather_bytes;
+    unsigned long served[8]; /* requests by message type (launcher_proto.h) */
 
     double start_time;
     sr_job_state_t state;
@@ -206,6 +215,8 @@ void sr_server_write(sr_job_t *job, sr_pe_t *pe);
 void sr_server_check_stuck(sr_job_t *job);
 /* The same question without ending the job. */
 bool sr_server_is_stuck(sr_job_t *job);
+/* With SHOAL_LOG_LEVEL >= 2 (info), tells how many requests the PEs sent. */
+void sr_server_report(const sr_job_t *job);
 void sr_server_close(sr_job_t *job, sr_pe_t *pe);
 
 #endif

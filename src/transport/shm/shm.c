@@ -1,143 +1,191 @@
 /*
- * Segment exchange between the PEs of one host. Every PE listens on an
- * abstract unix socket (no file system entry, gone when the process is), and
- * publishes its name and host identity through the bootstrap. Each PE then
- * connects to every local peer, accepts every local peer, sends its memfds
- * (SCM_RIGHTS) on each accepted connection and receives theirs on its own
- * connections. Connects complete into the listen backlog, so the three
- * phases cannot deadlock.
+ * Segment exchange between the PEs of one host, and mapping a peer on first
+ * use.
+ *
+ * At start-up every PE publishes, in one bootstrap allgather, its host
+ * identity, its pid and, per segment, the fd number, size and inode of the
+ * memfd behind it. That numbers the hosts and tells each PE which peers
+ * share its host; the heap sizes are checked there. Nothing is mapped yet:
+ * mapping every local peer at start-up is npes^2 mmaps (and, as it was done
+ * before, npes^2 connections and fd passes) per host, the cost that made a
+ * 1,024-PE job take minutes, while most programs touch few peers.
+ *
+ * A peer's row is mapped when the data path first finds it unmapped (the
+ * route table's cold path calls shm_map_peer): its memfd is reopened
+ * through /proc/PID/fd/N, which the kernel allows between processes of one
+ * user (the ptrace "read" check), and the inode is compared with the one
+ * the peer published, so a reused pid or another PID namespace is caught
+ * instead of mapping the wrong file. Each PE probes one local peer during
+ * shmem_init, so a host where this cannot work fails at start-up with the
+ * reason rather than at the first put.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "transport/shm/shm.h"
 #include "util/host.h"
 #include "util/log.h"
 
-/* What a PE publishes: who it is and where to reach it. */
+/* What a PE publishes per present segment. */
 typedef struct {
+    uint32_t row;
+    int32_t fd;
+    uint64_t size;
+    uint64_t ino;
+} shm_seg_info_t;
+
+/* What a PE publishes: a header, nsegs segment infos, then its host id. */
+typedef struct {
+    int32_t pid;
+    uint32_t nsegs;
+    shm_seg_info_t seg[SHOAL_ROUTE_ROWS];
     char host_id[160]; /* hostname + boot id + network namespace */
-    char sock_name[96];
 } shm_addr_t;
 
-/* What travels with the fds. */
+#define SHM_ADDR_HEAD (offsetof(shm_addr_t, seg))
+
+/* A local peer, as far as mapping it on first use needs. */
 typedef struct {
-    int32_t rank;
-    uint32_t nfds;
-    uint64_t size[SHOAL_ROUTE_ROWS];
-    int32_t present[SHOAL_ROUTE_ROWS];
-} shm_hello_t;
+    int32_t pid; /* 0: not on this host */
+    int32_t fd[SHOAL_ROUTE_ROWS];
+    uint64_t ino[SHOAL_ROUTE_ROWS];
+    uint8_t failed[SHOAL_ROUTE_ROWS];
+} shm_peer_t;
 
-static socklen_t abstract_addr(struct sockaddr_un *sa, const char *name)
+static struct {
+    pthread_mutex_t lock; /* one mapper at a time; the data path never takes it */
+    shm_peer_t *peer;     /* [npes] */
+    int npes;
+    int nmapped;
+} shm = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Opens PE pe's memfd of `row` and checks it is the one it published.
+ * Returns the fd, or -1 after logging why. */
+static int open_peer_fd(int pe, unsigned row, const shm_peer_t *p)
 {
-    memset(sa, 0, sizeof(*sa));
-    sa->sun_family = AF_UNIX;
-    size_t n = strlen(name);
-    memcpy(sa->sun_path + 1, name, n); /* leading NUL: abstract namespace */
-    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+    char path[64];
+    struct stat st;
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)p->pid, (int)p->fd[row]);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        SHOAL_ERROR("cannot open %s, local PE %d's symmetric segment (row %u): %m; the PEs of "
+                    "one host must run as the same user in the same PID namespace (and not be "
+                    "made non-dumpable) to map each other's memory",
+                    path, pe, row);
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_ino != p->ino[row]) {
+        SHOAL_ERROR("%s is not local PE %d's symmetric segment (inode %llu, it published %llu): "
+                    "is PE %d in another PID namespace of this host?",
+                    path, pe, (unsigned long long)st.st_ino, (unsigned long long)p->ino[row], pe);
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
-static shoal_status_t send_fds(int sock, const shm_hello_t *hello, const int *fds)
+/* The route table's cold path: maps PE pe's row on first use. Returns the
+ * base, or 0 when pe's row cannot be mapped here (another host, a row it
+ * does not have, or a failure that was logged). Thread-safe. */
+static uintptr_t shm_map_peer(const shoal_route_t *rt, int pe, unsigned row)
 {
-    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_ROUTE_ROWS)];
-    struct iovec iov = {.iov_base = (void *)hello, .iov_len = sizeof(*hello)};
-    struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-    memset(cbuf, 0, sizeof(cbuf));
-    if (hello->nfds > 0) {
-        msg.msg_control = cbuf;
-        msg.msg_controllen = CMSG_SPACE(sizeof(int) * hello->nfds);
-        struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * hello->nfds);
-        memcpy(CMSG_DATA(c), fds, sizeof(int) * hello->nfds);
+    uintptr_t base = 0;
+    if ((unsigned)pe >= (unsigned)shm.npes || row >= SHOAL_ROUTE_ROWS)
+        return 0;
+    pthread_mutex_lock(&shm.lock);
+    shm_peer_t *p = shm.peer != NULL ? &shm.peer[pe] : NULL;
+    base = shoal_route_peer_base(rt, pe, row);
+    if (base != 0 || p == NULL || p->pid == 0 || p->fd[row] < 0 || p->failed[row])
+        goto out;
+    int fd = open_peer_fd(pe, row, p);
+    char *b = NULL;
+    if (fd >= 0 && shoal_segment_map_peer(fd, rt->row[row].size, &b) == SHOAL_OK) {
+        shoal_route_set_peer((shoal_route_t *)rt, pe, row, b);
+        base = (uintptr_t)b;
+        shm.nmapped++;
+    } else {
+        p->failed[row] = 1; /* said once; later accesses fail without a new message */
     }
-    ssize_t n;
-    do
-        n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof(*hello)) {
-        SHOAL_ERROR("sending symmetric segment descriptors to a local peer failed: %m");
+    if (fd >= 0)
+        close(fd);
+out:
+    pthread_mutex_unlock(&shm.lock);
+    return base;
+}
+
+/* Packs this PE's address; returns its length. */
+static size_t pack_addr(shm_addr_t *a, const shoal_segment_t segs[SHOAL_ROUTE_ROWS],
+                        const char *host_id)
+{
+    memset(a, 0, sizeof(*a));
+    a->pid = (int32_t)getpid();
+    for (unsigned s = 0; s < SHOAL_ROUTE_ROWS; s++) {
+        struct stat st;
+        if (segs[s].base == NULL || fstat(segs[s].fd, &st) != 0)
+            continue;
+        a->seg[a->nsegs++] = (shm_seg_info_t){
+            .row = s, .fd = segs[s].fd, .size = segs[s].size, .ino = (uint64_t)st.st_ino};
+    }
+    size_t n = SHM_ADDR_HEAD + a->nsegs * sizeof(shm_seg_info_t);
+    size_t hl = strlen(host_id) + 1;
+    memcpy((char *)a + n, host_id, hl);
+    return n + hl;
+}
+
+/* Unpacks PE pe's address; the host id points into `v`. */
+static shoal_status_t unpack_addr(int pe, const void *v, size_t len, shm_addr_t *a,
+                                  const char **host_p)
+{
+    memset(a, 0, SHM_ADDR_HEAD);
+    if (len >= SHM_ADDR_HEAD)
+        memcpy(a, v, SHM_ADDR_HEAD);
+    size_t n = SHM_ADDR_HEAD + (size_t)a->nsegs * sizeof(shm_seg_info_t);
+    if (len < SHM_ADDR_HEAD || a->nsegs > SHOAL_ROUTE_ROWS || len <= n ||
+        ((const char *)v)[len - 1] != '\0') {
+        SHOAL_ERROR("PE %d published a malformed segment address (%zu bytes); do all PEs run "
+                    "the same Shoal build?",
+                    pe, len);
         return SHOAL_ERR_IO;
     }
+    memcpy(a->seg, (const char *)v + SHM_ADDR_HEAD, a->nsegs * sizeof(shm_seg_info_t));
+    *host_p = (const char *)v + n;
     return SHOAL_OK;
 }
 
-static shoal_status_t recv_fds(int sock, shm_hello_t *hello, int *fds)
+/* Records local PE pe for mapping on first use, checking its sizes. */
+static shoal_status_t add_local_peer(shoal_bootstrap_t *bs, int pe, const shm_addr_t *a,
+                                     const shoal_segment_t segs[SHOAL_ROUTE_ROWS])
 {
-    char cbuf[CMSG_SPACE(sizeof(int) * SHOAL_ROUTE_ROWS)];
-    struct iovec iov = {.iov_base = hello, .iov_len = sizeof(*hello)};
-    struct msghdr msg = {
-        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-    ssize_t n;
-    do
-        n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-    while (n < 0 && errno == EINTR);
-    if (n != (ssize_t)sizeof(*hello)) {
-        SHOAL_ERROR("receiving symmetric segment descriptors from a local peer failed (%zd "
-                    "bytes): %s",
-                    n, n < 0 ? strerror(errno) : "peer closed the connection");
-        return SHOAL_ERR_IO;
-    }
-    struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-    unsigned got = 0;
-    if (c != NULL && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-        got = (unsigned)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-    if (got != hello->nfds || got > SHOAL_ROUTE_ROWS) {
-        SHOAL_ERROR("a local peer sent %u segment descriptors, expected %u", got, hello->nfds);
-        if (c != NULL)
-            for (unsigned i = 0; i < got && i < SHOAL_ROUTE_ROWS; i++)
-                close(((int *)CMSG_DATA(c))[i]);
-        return SHOAL_ERR_IO;
-    }
-    if (got > 0)
-        memcpy(fds, CMSG_DATA(c), sizeof(int) * got);
-    return SHOAL_OK;
-}
-
-static shoal_status_t map_peer(shoal_bootstrap_t *bs, int pe, const shm_hello_t *hello,
-                               const int *fds, const shoal_segment_t *segs, shoal_route_t *rt)
-{
-    shoal_status_t status = SHOAL_OK;
-    unsigned next_fd = 0;
-    for (int s = 0; s < SHOAL_ROUTE_ROWS; s++) {
-        if (!hello->present[s])
+    shm_peer_t *p = &shm.peer[pe];
+    p->pid = a->pid;
+    for (unsigned s = 0; s < SHOAL_ROUTE_ROWS; s++)
+        p->fd[s] = -1;
+    for (unsigned i = 0; i < a->nsegs; i++) {
+        const shm_seg_info_t *si = &a->seg[i];
+        if (si->row >= SHOAL_ROUTE_ROWS || segs[si->row].base == NULL)
             continue;
-        int fd = fds[next_fd++];
-        if (segs[s].base == NULL) {
-            close(fd);
-            continue;
-        }
-        if (hello->size[s] != segs[s].size) {
-            if (s == SHOAL_ROUTE_HEAP) {
+        if (si->size != segs[si->row].size) {
+            if (si->row == SHOAL_ROUTE_HEAP) {
                 SHOAL_ERROR("symmetric heap sizes differ: PE %d has %zu bytes, PE %d has %llu; "
                             "give every PE the same SHMEM_SYMMETRIC_SIZE",
-                            bs->rank, segs[s].size, pe, (unsigned long long)hello->size[s]);
-                status = SHOAL_ERR_INVALID;
-            } else {
-                SHOAL_WARN("PE %d runs a different executable (data segment of %llu bytes, "
-                           "here %zu); its global variables are not symmetric with this PE's",
-                           pe, (unsigned long long)hello->size[s], segs[s].size);
+                            bs->rank, segs[si->row].size, pe, (unsigned long long)si->size);
+                return SHOAL_ERR_INVALID;
             }
-            close(fd);
+            SHOAL_WARN("PE %d runs a different executable (data segment of %llu bytes, here "
+                       "%zu); its global variables are not symmetric with this PE's",
+                       pe, (unsigned long long)si->size, segs[si->row].size);
             continue;
         }
-        char *base;
-        if (status == SHOAL_OK && shoal_segment_map_peer(fd, segs[s].size, &base) == SHOAL_OK)
-            shoal_route_set_peer(rt, pe, (unsigned)s, base);
-        else if (status == SHOAL_OK)
-            status = SHOAL_ERR_SYSTEM;
-        close(fd);
+        p->fd[si->row] = si->fd;
+        p->ino[si->row] = si->ino;
     }
-    return status;
+    return SHOAL_OK;
 }
 
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
@@ -147,124 +195,51 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
     shoal_status_t status;
     shm_addr_t mine, theirs;
     char key[64];
-    int *conns = NULL, *reps = NULL;
-    char (*ids)[sizeof(mine.host_id)] = NULL;
-    int listener = -1, nlocal = 0;
+    int *reps = NULL, probe = -1;
+    const char **ids = NULL;
+    shoal_bootstrap_gather_t all = {0};
     const int me = bs->rank, npes = bs->npes;
 
     node[me] = me;
     if (npes == 1)
         return SHOAL_OK;
 
-    memset(&mine, 0, sizeof(mine));
-    shoal_host_identity(mine.host_id, sizeof(mine.host_id));
-    snprintf(mine.sock_name, sizeof(mine.sock_name), "shoal-%s-g%u-pe%d", bs->job_id,
-             generation, me);
-
-    listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un sa;
-    socklen_t salen = abstract_addr(&sa, mine.sock_name);
-    if (listener < 0 || bind(listener, (struct sockaddr *)&sa, salen) != 0 ||
-        listen(listener, npes) != 0) {
-        SHOAL_ERROR("cannot listen on the abstract unix socket @%s for segment exchange: %m",
-                    mine.sock_name);
-        status = SHOAL_ERR_SYSTEM;
-        goto out_close;
-    }
-
+    char my_host[sizeof(mine.host_id)];
+    shoal_host_identity(my_host, sizeof(my_host));
+    size_t mine_len = pack_addr(&mine, segs, my_host);
     snprintf(key, sizeof(key), "shm.addr.%u", generation);
-    status = shoal_bootstrap_put(bs, key, &mine, sizeof(mine));
-    if (status == SHOAL_OK)
-        status = shoal_bootstrap_fence(bs);
+    status = shoal_bootstrap_allgather(bs, key, &mine, mine_len, &all);
     if (status != SHOAL_OK)
-        goto out_close;
+        return status;
 
-    conns = malloc(sizeof(int) * (size_t)npes);
-    if (conns == NULL) {
-        status = SHOAL_ERR_NOMEM;
-        goto out_close;
-    }
-    for (int pe = 0; pe < npes; pe++)
-        conns[pe] = -1;
-    /* Every PE's host identity, to number the hosts by their lowest PE. */
+    pthread_mutex_lock(&shm.lock);
+    free(shm.peer);
+    shm.peer = calloc((size_t)npes, sizeof(*shm.peer));
+    shm.npes = npes;
+    shm.nmapped = 0;
+    pthread_mutex_unlock(&shm.lock);
     ids = calloc((size_t)npes, sizeof(*ids));
     reps = malloc(sizeof(int) * (size_t)npes);
-    if (ids == NULL || reps == NULL) {
+    if (shm.peer == NULL || ids == NULL || reps == NULL) {
         status = SHOAL_ERR_NOMEM;
-        goto out_conns;
+        goto out;
     }
-    if (me >= 0 && me < npes) /* always; tells gcc the index is in range */
-        memcpy(ids[me], mine.host_id, sizeof(mine.host_id));
-    /* Phase 1: connect to every local peer. */
+    int nlocal = 0;
     for (int pe = 0; pe < npes; pe++) {
-        if (pe == me)
+        size_t len;
+        const void *v = shoal_bootstrap_gather_at(&all, pe, &len);
+        status = unpack_addr(pe, v, len, &theirs, &ids[pe]);
+        if (status != SHOAL_OK)
+            goto out;
+        if (pe == me || strcmp(ids[pe], my_host) != 0)
             continue;
-        status = shoal_bootstrap_get(bs, pe, key, &theirs, sizeof(theirs), NULL);
-        if (status != SHOAL_OK) {
-            SHOAL_ERROR("cannot read PE %d's segment address from the bootstrap: %s", pe,
-                        shoal_status_str(status));
-            goto out_conns;
-        }
-        theirs.host_id[sizeof(theirs.host_id) - 1] = '\0';
-        memcpy(ids[pe], theirs.host_id, sizeof(theirs.host_id));
-        if (strcmp(theirs.host_id, mine.host_id) != 0)
-            continue;
+        status = add_local_peer(bs, pe, &theirs, segs);
+        if (status != SHOAL_OK)
+            goto out;
         nlocal++;
-        conns[pe] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        salen = abstract_addr(&sa, theirs.sock_name);
-        int rc;
-        do
-            rc = connect(conns[pe], (struct sockaddr *)&sa, salen);
-        while (rc != 0 && errno == EINTR);
-        if (rc != 0) {
-            SHOAL_ERROR("cannot connect to local PE %d at @%s: %m", pe, theirs.sock_name);
-            status = SHOAL_ERR_UNREACHABLE;
-            goto out_conns;
-        }
+        if (probe < 0 || (probe < me && pe > me))
+            probe = pe; /* the next local PE above this one, else the lowest */
     }
-
-    /* Phase 2: accept every local peer and send our segments. */
-    int fds[SHOAL_ROUTE_ROWS];
-    shm_hello_t hello = {.rank = me, .nfds = 0};
-    for (int s = 0; s < SHOAL_ROUTE_ROWS; s++) {
-        hello.present[s] = segs[s].base != NULL;
-        hello.size[s] = segs[s].size;
-        if (hello.present[s])
-            fds[hello.nfds++] = segs[s].fd;
-    }
-    for (int i = 0; i < nlocal; i++) {
-        int c;
-        do
-            c = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
-        while (c < 0 && errno == EINTR);
-        if (c < 0) {
-            SHOAL_ERROR("accepting a local peer's connection failed: %m");
-            status = SHOAL_ERR_SYSTEM;
-            goto out_conns;
-        }
-        status = send_fds(c, &hello, fds);
-        close(c);
-        if (status != SHOAL_OK)
-            goto out_conns;
-    }
-
-    /* Phase 3: receive each local peer's segments and map them. */
-    for (int pe = 0; pe < npes; pe++) {
-        if (conns[pe] < 0)
-            continue;
-        shm_hello_t their_hello;
-        int their_fds[SHOAL_ROUTE_ROWS];
-        status = recv_fds(conns[pe], &their_hello, their_fds);
-        if (status == SHOAL_OK && their_hello.rank != pe) {
-            SHOAL_ERROR("local socket of PE %d answered as PE %d", pe, their_hello.rank);
-            status = SHOAL_ERR_IO;
-        }
-        if (status == SHOAL_OK)
-            status = map_peer(bs, pe, &their_hello, their_fds, segs, rt);
-        if (status != SHOAL_OK)
-            goto out_conns;
-    }
-    SHOAL_DEBUG("mapped the segments of %d local peers", nlocal);
 
     /* node[pe]: the first PE with pe's identity, found among one
      * representative per host seen so far. */
@@ -278,21 +253,23 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
         node[pe] = reps[r];
     }
 
-out_conns:
+    rt->map_peer = shm_map_peer;
+    /* One probe per PE: a host where peers cannot map each other fails here. */
+    if (probe >= 0 && shm_map_peer(rt, probe, SHOAL_ROUTE_HEAP) == 0)
+        status = SHOAL_ERR_SYSTEM;
+    SHOAL_DEBUG("%d local peers, mapped on first use", nlocal);
+
+out:
     free(ids);
     free(reps);
-    for (int pe = 0; pe < npes; pe++)
-        if (conns[pe] >= 0)
-            close(conns[pe]);
-    free(conns);
-out_close:
-    if (listener >= 0)
-        close(listener);
+    shoal_bootstrap_gather_free(&all);
     return status;
 }
 
 void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
 {
+    pthread_mutex_lock(&shm.lock);
+    SHOAL_DEBUG("unmapping the %d peer segments mapped on first use", shm.nmapped);
     for (int pe = 0; pe < bs->npes; pe++) {
         if (pe == bs->rank)
             continue;
@@ -303,4 +280,10 @@ void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
             shoal_route_set_peer(rt, pe, r, NULL);
         }
     }
+    rt->map_peer = NULL;
+    free(shm.peer);
+    shm.peer = NULL;
+    shm.npes = 0;
+    shm.nmapped = 0;
+    pthread_mutex_unlock(&shm.lock);
 }

@@ -11,15 +11,16 @@
 #include "mem/route_build.h"
 #include "mem/segment.h"
 
-/* Exchanges the fds of `segs` (one per route row; fd -1 where absent) with
- * the PEs on this host and enters their mappings in `rt`, whose rows for
- * this PE are already set. node[pe] is set to the lowest PE on pe's host,
- * for every PE (PEs with the same node map each other). `generation`
- * distinguishes repeated shmem_init calls. */
+/* Publishes where `segs` (one per route row; fd -1 where absent) can be
+ * found, learns the same of every PE, and hooks the mapping of local peers
+ * on first use into `rt` (rt->map_peer), whose rows for this PE are already
+ * set. node[pe] is set to the lowest PE on pe's host, for every PE (PEs
+ * with the same node map each other). `generation` distinguishes repeated
+ * shmem_init calls. */
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  const shoal_segment_t segs[SHOAL_ROUTE_ROWS], shoal_route_t *rt,
                                  int *node);
-/* Unmaps every peer mapping made by shoal_shm_connect. */
+/* Unmaps every peer mapping made since shoal_shm_connect. */
 void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt);
 
 #endif

@@ -543,33 +543,10 @@ static void ucx_finalize(shoal_transport_t *tr)
     ucx_release(u);
 }
 
-/* Reads a value of unknown size from the bootstrap into a malloc'd buffer. */
-static shoal_status_t ucx_bootstrap_get(ucx_t *u, int pe, const char *key, char **value_p,
-                                        size_t *len_p)
-{
-    size_t cap = 4096;
-    for (;;) {
-        char *buf = malloc(cap);
-        if (buf == NULL)
-            return SHOAL_ERR_NOMEM;
-        shoal_status_t status = shoal_bootstrap_get(u->bs, pe, key, buf, cap, len_p);
-        if (status == SHOAL_OK) {
-            *value_p = buf;
-            return SHOAL_OK;
-        }
-        free(buf);
-        if (status != SHOAL_ERR_TRUNCATED || cap >= (1u << 20)) {
-            SHOAL_ERROR("cannot read PE %d's %s from the bootstrap: %s", pe, key,
-                        shoal_status_str(status));
-            return status;
-        }
-        cap *= 4;
-    }
-}
-
-/* Registers this PE's copy of `row` and publishes its key. */
-static shoal_status_t ucx_reg_publish(ucx_t *u, unsigned row, void *base, size_t size,
-                                      shoal_mem_kind_t kind, const char *key)
+/* Registers this PE's copy of `row` and packs what peers need to reach it
+ * (its base, size and remote key) into *blob_p / *len_p. */
+static shoal_status_t ucx_reg_pack(ucx_t *u, unsigned row, void *base, size_t size,
+                                   shoal_mem_kind_t kind, char **blob_p, size_t *len_p)
 {
     ucx_reg_info_t info = {.base = (uint64_t)(uintptr_t)base, .size = size, .row = row};
     void *rkey_buf = NULL;
@@ -606,27 +583,24 @@ static shoal_status_t ucx_reg_publish(ucx_t *u, unsigned row, void *base, size_t
     memcpy(blob, &info, sizeof(info));
     if (info.rkey_len > 0)
         memcpy(blob + sizeof(info), rkey_buf, info.rkey_len);
-    status = shoal_bootstrap_put(u->bs, key, blob, sizeof(info) + info.rkey_len);
+    *blob_p = blob;
+    *len_p = sizeof(info) + info.rkey_len;
 out:
-    free(blob);
     if (rkey_buf != NULL)
         ucp_rkey_buffer_release(rkey_buf);
     return status;
 }
 
-/* Unpacks PE `pe`'s key of the row published under `key`. */
-static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char *key)
+/* Unpacks PE `pe`'s key of the row from its part of the allgather. */
+static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char *blob, size_t len)
 {
     ucx_peer_t *p = &u->peers[pe];
-    char *blob;
-    size_t len;
     ucx_reg_info_t info;
-    shoal_status_t status = ucx_bootstrap_get(u, pe, key, &blob, &len);
-    if (status != SHOAL_OK)
-        return status;
+    shoal_status_t status = SHOAL_OK;
     memcpy(&info, blob, len < sizeof(info) ? len : sizeof(info));
     if (len < sizeof(info) || info.row != row || len < sizeof(info) + info.rkey_len) {
-        SHOAL_ERROR("PE %d published a malformed key for memory row %u", pe, row);
+        SHOAL_ERROR("PE %d published a malformed key for memory row %u%s", pe, row,
+                    len == 0 ? " (it failed to register it)" : "");
         status = SHOAL_ERR_IO;
     } else if (info.rkey_len > 0) {
         ucs_status_t st = ucp_ep_rkey_unpack(p->ep, blob + sizeof(info), &p->rkey[row]);
@@ -639,30 +613,39 @@ static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char 
             p->size[row] = info.size;
         }
     }
-    free(blob);
     return status;
 }
 
 /* Collective: every PE registers its copy of the row and learns the keys of
- * the PEs it reaches through UCX. */
+ * the PEs it reaches through UCX, in one bootstrap allgather. */
 static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base,
                                        size_t size, shoal_mem_kind_t kind)
 {
     ucx_t *u = tr->priv;
-    char key[64];
+    char key[64], *blob = NULL;
+    size_t len = 0;
+    shoal_bootstrap_gather_t all = {0};
+    shoal_status_t status;
     if (row >= SHOAL_ROUTE_ROWS || u->memh[row] != NULL) {
         SHOAL_ERROR("memory row %u is out of range or already registered with UCX", row);
-        return SHOAL_ERR_INVALID;
+        status = SHOAL_ERR_INVALID; /* still take part, so the others do not hang */
+    } else {
+        status = ucx_reg_pack(u, row, base, size, kind, &blob, &len);
     }
     snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
-    shoal_status_t status = ucx_reg_publish(u, row, base, size, kind, key);
-    /* Every PE fences, even one that failed, so the others do not hang here. */
-    shoal_status_t fence_status = shoal_bootstrap_fence(u->bs);
+    /* A PE that failed takes part with nothing, so the others do not hang here. */
+    shoal_status_t gather_status =
+        shoal_bootstrap_allgather(u->bs, key, status == SHOAL_OK ? blob : "", status == SHOAL_OK ? len : 0, &all);
+    free(blob);
     if (status == SHOAL_OK)
-        status = fence_status;
+        status = gather_status;
     for (int pe = 0; pe < u->npes && status == SHOAL_OK; pe++)
-        if (u->peers[pe].ep != NULL)
-            status = ucx_reg_import(u, pe, row, key);
+        if (u->peers[pe].ep != NULL) {
+            size_t n;
+            const char *v = shoal_bootstrap_gather_at(&all, pe, &n);
+            status = ucx_reg_import(u, pe, row, v, n);
+        }
+    shoal_bootstrap_gather_free(&all);
     return status;
 }
 
@@ -730,20 +713,32 @@ static shoal_status_t ucx_open(ucx_t *u)
     return SHOAL_OK;
 }
 
-static shoal_status_t ucx_publish_address(ucx_t *u)
+/* Collective: every PE's worker address, in one bootstrap allgather. A PE
+ * whose UCX failed to open takes part with an empty address, so the others
+ * do not hang; they then report it. */
+static shoal_status_t ucx_gather_addresses(ucx_t *u, int opened, shoal_bootstrap_gather_t *all_p)
 {
-    ucp_address_t *addr;
-    size_t addr_len;
+    ucp_address_t *addr = NULL;
+    size_t addr_len = 0;
     char key[64];
-    ucs_status_t st = ucp_worker_get_address(u->worker, &addr, &addr_len);
-    if (st != UCS_OK) {
-        SHOAL_ERROR("ucp_worker_get_address failed: %s", ucs_status_string(st));
-        return SHOAL_ERR_SYSTEM;
+    shoal_status_t status = SHOAL_OK;
+    if (opened) {
+        ucs_status_t st = ucp_worker_get_address(u->worker, &addr, &addr_len);
+        if (st != UCS_OK) {
+            SHOAL_ERROR("ucp_worker_get_address failed: %s", ucs_status_string(st));
+            status = SHOAL_ERR_SYSTEM;
+            addr = NULL;
+            addr_len = 0;
+        }
     }
     snprintf(key, sizeof(key), "ucx.addr.%u", u->generation);
-    shoal_status_t status = shoal_bootstrap_put(u->bs, key, addr, addr_len);
-    ucp_worker_release_address(u->worker, addr);
-    return status;
+    shoal_status_t gather_status =
+        shoal_bootstrap_allgather(u->bs, key, addr != NULL ? (const void *)addr : "", addr_len, all_p);
+    if (addr != NULL)
+        ucp_worker_release_address(u->worker, addr);
+    if (!opened && gather_status == SHOAL_OK)
+        shoal_bootstrap_gather_free(all_p);
+    return status != SHOAL_OK ? status : gather_status;
 }
 
 /* An endpoint failed (the peer died, its host went away): what was in
@@ -759,15 +754,16 @@ static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
     __atomic_store_n(&p->u->failed, 1, __ATOMIC_RELEASE);
 }
 
-static shoal_status_t ucx_connect(ucx_t *u, int pe)
+static shoal_status_t ucx_connect(ucx_t *u, int pe, const void *addr, size_t addr_len)
 {
     ucx_peer_t *p = &u->peers[pe];
-    char key[64], *addr = NULL;
-    size_t addr_len;
-    snprintf(key, sizeof(key), "ucx.addr.%u", u->generation);
-    shoal_status_t status = ucx_bootstrap_get(u, pe, key, &addr, &addr_len);
-    if (status != SHOAL_OK)
-        return status;
+    shoal_status_t status = SHOAL_OK;
+    if (addr_len == 0) {
+        SHOAL_ERROR("PE %d has no UCX address: its UCX transport failed to open (see its "
+                    "messages)",
+                    pe);
+        return SHOAL_ERR_UNREACHABLE;
+    }
     p->u = u;
     p->pe = pe;
     /* Peer error handling: a dead peer fails the operations to it (and
@@ -787,7 +783,6 @@ static shoal_status_t ucx_connect(ucx_t *u, int pe)
         p->ep = NULL;
         status = SHOAL_ERR_UNREACHABLE;
     }
-    free(addr);
     return status;
 }
 
@@ -813,13 +808,11 @@ shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generati
         status = SHOAL_ERR_NOMEM;
         goto out_release;
     }
+    shoal_bootstrap_gather_t addrs = {0};
     status = ucx_open(u);
+    shoal_status_t gather_status = ucx_gather_addresses(u, status == SHOAL_OK, &addrs);
     if (status == SHOAL_OK)
-        status = ucx_publish_address(u);
-    /* Every PE fences, even one that failed, so the others do not hang here. */
-    shoal_status_t fence_status = shoal_bootstrap_fence(bs);
-    if (status == SHOAL_OK)
-        status = fence_status;
+        status = gather_status;
     if (status != SHOAL_OK)
         goto out_release;
 
@@ -836,11 +829,14 @@ shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generati
     for (int pe = 0; pe < bs->npes; pe++) {
         if (pe == bs->rank || mapped[pe])
             continue;
-        status = ucx_connect(u, pe);
+        size_t addr_len;
+        const void *addr = shoal_bootstrap_gather_at(&addrs, pe, &addr_len);
+        status = ucx_connect(u, pe, addr, addr_len);
         if (status != SHOAL_OK)
             goto out_release;
         nremote++;
     }
+    shoal_bootstrap_gather_free(&addrs);
     SHOAL_DEBUG("UCX transport: %d PEs on other hosts", nremote);
     u->tr.ops = &ucx_ops;
     u->tr.priv = u;
@@ -848,6 +844,7 @@ shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generati
     return SHOAL_OK;
 
 out_release:
+    shoal_bootstrap_gather_free(&addrs);
     ucx_release(u);
     return status;
 }
