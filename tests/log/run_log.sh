@@ -25,7 +25,7 @@ n=$(grep -c "DEBUG(memory): globals" "$dir/out")
 # 2. Both subsystems when both are named.
 if [ "$npes" -gt 1 ]; then
     SHOAL_DEBUG_SUBSYS=memory,transport "$shoalrun" -n "$npes" "$prog" >"$dir/out" 2>&1 || fail "job failed"
-    grep -q "DEBUG(transport): mapped the segments of $((npes - 1)) local peers" "$dir/out" ||
+    grep -q "DEBUG(transport): $((npes - 1)) local peers, mapped on first use" "$dir/out" ||
         fail "no transport line: $(cat "$dir/out")"
 fi
 
