@@ -193,13 +193,13 @@ void shmem_barrier_all(void)
 {
     SHOAL_REQUIRE_INIT(__func__);
     shoal_quiet(__func__);
-    shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+    shoal_barrier(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
 void shmem_sync_all(void)
 {
     SHOAL_REQUIRE_INIT(__func__);
-    shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+    shoal_barrier(__func__, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -208,7 +208,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     if (!ACTIVE_SET(&set))
         return;
     shoal_quiet(__func__);
-    shoal_barrier(&set, (uint64_t *)pSync);
+    shoal_barrier(__func__, &set, (uint64_t *)pSync);
 }
 
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -216,7 +216,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
-    shoal_barrier(&set, (uint64_t *)pSync);
+    shoal_barrier(__func__, &set, (uint64_t *)pSync);
 }
 
 /* ---- deprecated active-set data movement ---- */

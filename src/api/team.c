@@ -72,7 +72,7 @@ void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 int shmem_team_sync(shmem_team_t team)
 {
     shoal_team_check(__func__, team);
-    shoal_barrier(&team->set, shoal_team_psync(team));
+    shoal_barrier(__func__, &team->set, shoal_team_psync(team));
     return 0;
 }
 

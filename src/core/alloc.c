@@ -25,7 +25,7 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
     shoal.internal->alloc_args[slot][0] = size;
     shoal.internal->alloc_args[slot][1] = align;
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     /* Through the core RMA path, so PE 0 may be on another host. */
     uint64_t root[2];
     shoal_get(fn, root, shoal.internal->alloc_args[slot], sizeof(root), 0);
@@ -66,7 +66,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
         shoal_heap_free(&shoal.heap, old);
     }
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     pthread_mutex_unlock(&shoal.lock);
     return ptr;
 }
@@ -77,7 +77,7 @@ void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align)
     pthread_mutex_lock(&shoal.lock);
     check_same_args(fn, size, align);
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     pthread_mutex_unlock(&shoal.lock);
 }
 
@@ -87,7 +87,7 @@ void shoal_free_collective(const char *fn, void *ptr)
     pthread_mutex_lock(&shoal.lock);
     /* Every PE must be done with the block before anyone may reuse it. */
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     if (ptr != NULL && shoal_heap_free(&shoal.heap, ptr) != SHOAL_OK)
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
                     "shmem_realloc, or was already freed",

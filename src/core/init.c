@@ -19,6 +19,7 @@
 #include "core/backoff.h"
 #include "core/barrier.h"
 #include "core/error.h"
+#include "core/hang.h"
 #include "core/hosts.h"
 #include "core/init.h"
 #include "core/state.h"
@@ -180,6 +181,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.initialized = 1;
     shoal.init_count = 1;
     shoal.finalized = 0;
+    shoal_hang_start();
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
     pthread_mutex_unlock(&shoal.lock);
@@ -209,7 +211,12 @@ void shoal_finalize(void)
     shoal_quiet("shmem_finalize");
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
+    shoal_hang_sync(SHOAL_HANG_FINALIZE, "shmem_finalize", 0, 1, SHOAL_NPES, SHOAL_MY_PE, NULL,
+                    0, 0, -1);
     shoal_bootstrap_barrier(&shoal.bs);
+    shoal_hang_leave();
+    __atomic_store_n(&shoal.internal->hang.finalizing, 1, __ATOMIC_RELAXED);
+    shoal_hang_stop(); /* before the records go with the heap */
     shoal.initialized = 0;
     shoal.finalized = 1;
     SHOAL_NPES = 0; /* closes the data path */

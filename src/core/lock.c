@@ -10,6 +10,7 @@
 #include "core/amo.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/hang.h"
 #include "core/lock.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ticket layout assumes little-endian");
@@ -31,9 +32,14 @@ void shoal_lock_set(const char *fn, long *lock)
     uint64_t one = TICKET_ONE, old;
     shoal_amo(fn, SHOAL_AMO_FETCH_ADD, lock, sizeof(uint64_t), &one, NULL, &old, LOCK_HOME_PE);
     uint32_t ticket = (uint32_t)(old >> 32);
+    if ((uint32_t)lock_fetch(fn, lock) == ticket)
+        return;
+    shoal_hang_lock(fn, lock, ticket); /* held by others: a wait (hang.h) */
     shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while ((uint32_t)lock_fetch(fn, lock) != ticket)
+    do
         shoal_backoff(&b);
+    while ((uint32_t)lock_fetch(fn, lock) != ticket);
+    shoal_hang_leave();
 }
 
 int shoal_lock_test(const char *fn, long *lock)

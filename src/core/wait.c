@@ -5,6 +5,7 @@
 
 #include "core/backoff.h"
 #include "core/error.h"
+#include "core/hang.h"
 #include "core/wait.h"
 
 void shoal_check_cmp(const char *fn, int cmp)
@@ -66,9 +67,15 @@ int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
 void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
 {
     shoal_check_cmp(fn, cmp);
+    if (compare(cmp, dt, load_widened(ivar, dt), value))
+        return;
+    /* Not at once: say what this thread waits for (hang.h) until it returns. */
+    shoal_hang_wait(fn, ivar, dt, cmp, value);
     shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while (!compare(cmp, dt, load_widened(ivar, dt), value))
+    do
         shoal_backoff(&b);
+    while (!compare(cmp, dt, load_widened(ivar, dt), value));
+    shoal_hang_leave();
 }
 
 /* Where this thread's next ANY scan starts: one past the index it returned
@@ -120,11 +127,19 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
         shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
 
     shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    int recorded = 0;
     for (;;) {
         size_t r = scan(mode, ivars, nelems, indices, status, dt, cmp, value, values);
         int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
-        if (done || !block)
+        if (done || !block) {
+            if (recorded)
+                shoal_hang_leave();
             return r;
+        }
+        if (!recorded) { /* the first scan failed: a wait (hang.h) */
+            shoal_hang_wait_set(fn, mode, ivars, nelems, status, dt, cmp, value, values);
+            recorded = 1;
+        }
         shoal_backoff(&b);
     }
 }

@@ -1,0 +1,438 @@
+/*
+ * Hang diagnosis, the recording side and the watchdog (see hang.h).
+ *
+ * A thread takes one of its PE's SHOAL_HANG_THREADS records the first time
+ * one of its waits goes past the first check, and gives it back when it
+ * exits (a thread-specific key's destructor). Writing a record is a
+ * sequence-counted burst of stores, so a reader in another process copies
+ * it consistently without any lock.
+ *
+ * The watchdog is one thread per PE, started at the end of shmem_init and
+ * stopped at the start of shmem_finalize's teardown. It sleeps in poll() on
+ * a pipe: SIGUSR1's handler writes one byte there (write(2) is
+ * async-signal-safe, the report is not, so the report is made in the
+ * thread). With SHOAL_HANG_TIMEOUT it also wakes every second or so, and the
+ * lowest PE of each host checks every record of its host; when one has been
+ * blocked longer than the timeout it asks the host's PEs for their reports
+ * (SIGUSR1 to their pids), prints the host's verdict and, unless
+ * SHOAL_HANG_ABORT=0, ends the job with status 124. The handler is installed
+ * only where SIGUSR1 still has its default action, so a program's own
+ * handler wins; it stays installed after finalize, since a launcher's
+ * request may arrive while the PE is finishing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bootstrap/launcher_report.h"
+#include "core/hang.h"
+#include "core/state.h"
+#include "util/env.h"
+#include "util/log.h"
+
+/* The record of this thread's wait in progress (NULL: none, or untracked). */
+static _Thread_local shoal_hang_rec_t *current;
+/* This thread's record and the library generation it was taken in. */
+static _Thread_local struct {
+    shoal_hang_rec_t *rec;
+    unsigned generation;
+} mine;
+
+static pthread_key_t release_key;
+static pthread_once_t release_once = PTHREAD_ONCE_INIT;
+
+static int wake_pipe[2] = {-1, -1}; /* made once, kept for the process's life */
+static pthread_t watchdog;
+static int watchdog_running;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+shoal_hang_pe_t *shoal_hang_pe(int pe)
+{
+    if (shoal.internal == NULL || pe < 0 || pe >= SHOAL_NPES)
+        return NULL;
+    if (pe == SHOAL_MY_PE)
+        return &shoal.internal->hang;
+    shoal_internal_t *peer = shoal_internal_of(pe);
+    return peer ? &peer->hang : NULL;
+}
+
+/* ---- taking and giving back a record ---- */
+
+static void release_record(void *arg)
+{
+    /* At thread exit: give the record back if the library it was taken in
+     * is still up (after a finalize the records are gone with the heap). */
+    unsigned generation = (unsigned)(uintptr_t)arg;
+    if (mine.rec != NULL && shoal.internal != NULL && generation == shoal.generation)
+        __atomic_store_n(&mine.rec->owner, 0, __ATOMIC_RELEASE);
+    mine.rec = NULL;
+}
+
+static void make_release_key(void) { pthread_key_create(&release_key, release_record); }
+
+static shoal_hang_rec_t *take_record(void)
+{
+    if (mine.rec != NULL && mine.generation == shoal.generation)
+        return mine.rec;
+    mine.rec = NULL;
+    if (shoal.internal == NULL)
+        return NULL;
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    shoal_hang_pe_t *h = &shoal.internal->hang;
+    for (int i = 0; i < SHOAL_HANG_THREADS; i++) {
+        uint32_t free_owner = 0;
+        if (__atomic_compare_exchange_n(&h->thread[i].owner, &free_owner, tid, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+            mine.rec = &h->thread[i];
+            mine.generation = shoal.generation;
+            pthread_once(&release_once, make_release_key);
+            pthread_setspecific(release_key, (void *)(uintptr_t)shoal.generation);
+            return mine.rec;
+        }
+    }
+    __atomic_fetch_add(&h->untracked, 1, __ATOMIC_RELAXED);
+    mine.generation = shoal.generation; /* do not search again until re-init */
+    return NULL;
+}
+
+/* Opens a record for writing (seq odd); NULL when this thread has none. */
+static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
+{
+    shoal_hang_rec_t *r = take_record();
+    if (r == NULL) {
+        current = NULL;
+        return NULL;
+    }
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    r->kind = kind;
+    r->since_ns = 0;
+    size_t i = 0;
+    for (; fn[i] != '\0' && i < SHOAL_HANG_FN_MAX - 1; i++)
+        r->fn[i] = fn[i];
+    r->fn[i] = '\0';
+    return r;
+}
+
+static void publish(shoal_hang_rec_t *r)
+{
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+    current = r;
+}
+
+void shoal_hang_wait(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
+                     uint64_t value)
+{
+    shoal_hang_rec_t *r = begin(SHOAL_HANG_WAIT, fn);
+    if (r == NULL)
+        return;
+    r->addr = (uintptr_t)ivar;
+    r->cmp = cmp;
+    r->value = value;
+    r->dt_size = dt.size;
+    r->dt_signed = dt.is_signed;
+    publish(r);
+}
+
+void shoal_hang_wait_set(const char *fn, shoal_wait_mode_t mode, const void *ivars,
+                         size_t nelems, const int *status, shoal_dtype_t dt, int cmp,
+                         uint64_t value, const void *values)
+{
+    shoal_hang_rec_t *r = begin(SHOAL_HANG_WAIT_SET, fn);
+    if (r == NULL)
+        return;
+    r->addr = (uintptr_t)ivars;
+    r->nelems = nelems;
+    r->status = (uintptr_t)status;
+    r->values = (uintptr_t)values;
+    r->mode = (uint8_t)mode;
+    r->cmp = cmp;
+    r->value = value;
+    r->dt_size = dt.size;
+    r->dt_signed = dt.is_signed;
+    publish(r);
+}
+
+void shoal_hang_sync(shoal_hang_kind_t kind, const char *fn, int start, int stride, int size,
+                     int index, const uint64_t *psync, int word, uint64_t count, int root)
+{
+    shoal_hang_rec_t *r = begin(kind, fn);
+    if (r == NULL)
+        return;
+    r->set_start = start;
+    r->set_stride = stride;
+    r->set_size = size;
+    r->set_index = index;
+    r->psync = (uintptr_t)psync;
+    r->round = word;
+    r->addr = (uintptr_t)(psync + word);
+    r->value = count;
+    r->root = root;
+    if (kind == SHOAL_HANG_FINALIZE) /* the bootstrap's barrier does not call shoal_backoff */
+        r->since_ns = now_ns();
+    publish(r);
+}
+
+void shoal_hang_lock(const char *fn, const long *lock, uint64_t ticket)
+{
+    shoal_hang_rec_t *r = begin(SHOAL_HANG_LOCK, fn);
+    if (r == NULL)
+        return;
+    r->addr = (uintptr_t)lock;
+    r->value = ticket;
+    publish(r);
+}
+
+void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
+{
+    shoal_hang_rec_t *r = begin(kind, fn);
+    if (r == NULL)
+        return;
+    /* A quiet does not back off through shoal_backoff: the watchdog times
+     * it alone, so that no quiet reads the clock. */
+    publish(r);
+}
+
+void shoal_hang_leave(void)
+{
+    shoal_hang_rec_t *r = current;
+    if (r == NULL)
+        return;
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    r->kind = SHOAL_HANG_NONE;
+    r->since_ns = 0;
+    __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
+    current = NULL;
+}
+
+void shoal_hang_stamp(uint64_t now)
+{
+    shoal_hang_rec_t *r = current;
+    if (r != NULL && r->since_ns == 0)
+        __atomic_store_n(&r->since_ns, now, __ATOMIC_RELAXED);
+}
+
+int shoal_hang_read(const shoal_hang_rec_t *src, shoal_hang_rec_t *copy)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        uint32_t seq = __atomic_load_n(&src->seq, __ATOMIC_ACQUIRE);
+        if (seq & 1) {
+            sched_yield();
+            continue;
+        }
+        memcpy(copy, src, sizeof(*copy));
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == seq) {
+            copy->fn[SHOAL_HANG_FN_MAX - 1] = '\0';
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- the watchdog ---- */
+
+static void on_sigusr1(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    int fd = __atomic_load_n(&wake_pipe[1], __ATOMIC_RELAXED);
+    if (fd >= 0) {
+        ssize_t ignored = write(fd, "D", 1);
+        (void)ignored;
+    }
+    errno = saved;
+}
+
+static void install_handler(void)
+{
+    struct sigaction old, sa;
+    if (sigaction(SHOAL_HANG_SIGNAL, NULL, &old) != 0)
+        return;
+    if (old.sa_handler == on_sigusr1)
+        return;
+    if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
+        SHOAL_DEBUG("SIGUSR1 has a handler of the program's; hang reports on demand are off");
+        return;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigusr1;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SHOAL_HANG_SIGNAL, &sa, NULL);
+}
+
+/* The lowest PE of each host watches every record of its host. A record
+ * whose sequence number has not moved while it says "blocked" belongs to
+ * one wait that is still going on; the watchdog notes when it first saw
+ * each, so waits that never back off through shoal_backoff (the network's
+ * quiet) are timed too. */
+typedef struct {
+    uint32_t seq;
+    uint64_t first_seen_ns;
+} seen_t;
+static seen_t *seen; /* [npes * SHOAL_HANG_THREADS] */
+
+static int any_blocked_longer(uint64_t limit_ns, int *pe_p)
+{
+    const uint64_t now = now_ns();
+    int found = 0;
+    for (int pe = 0; pe < SHOAL_NPES; pe++) {
+        if (shoal.node[pe] != shoal.node[SHOAL_MY_PE])
+            continue;
+        shoal_hang_pe_t *h = shoal_hang_pe(pe);
+        if (h == NULL)
+            continue;
+        for (int t = 0; t < SHOAL_HANG_THREADS; t++) {
+            const shoal_hang_rec_t *r = &h->thread[t];
+            seen_t *e = &seen[(size_t)pe * SHOAL_HANG_THREADS + t];
+            uint32_t seq = __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE);
+            int blocked = __atomic_load_n(&r->kind, __ATOMIC_RELAXED) != SHOAL_HANG_NONE;
+            if (!blocked || (seq & 1)) {
+                e->first_seen_ns = 0;
+                continue;
+            }
+            if (e->first_seen_ns == 0 || e->seq != seq) {
+                e->seq = seq;
+                e->first_seen_ns = now;
+            }
+            uint64_t since = __atomic_load_n(&r->since_ns, __ATOMIC_RELAXED);
+            uint64_t start = since != 0 && since < e->first_seen_ns ? since : e->first_seen_ns;
+            if (!found && now - start > limit_ns) {
+                *pe_p = pe;
+                found = 1;
+            }
+        }
+    }
+    return found;
+}
+
+/* Asks the other PEs of this host for their reports. */
+static void ask_host_peers(void)
+{
+    for (int pe = 0; pe < SHOAL_NPES; pe++) {
+        if (pe == SHOAL_MY_PE || shoal.node[pe] != shoal.node[SHOAL_MY_PE])
+            continue;
+        shoal_hang_pe_t *h = shoal_hang_pe(pe);
+        pid_t pid = h ? (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED) : 0;
+        if (pid > 0)
+            kill(pid, SHOAL_HANG_SIGNAL);
+    }
+}
+
+static void on_timeout(int pe)
+{
+    const unsigned s = shoal_env.hang_timeout;
+    ask_host_peers();
+    shoal_hang_report(SHOAL_HANG_TIMEOUT, 1);
+    if (!shoal_env.hang_abort)
+        return;
+    /* Give the peers a moment to print theirs before the job ends. */
+    struct timespec grace = {1, 0};
+    nanosleep(&grace, NULL);
+    char msg[256];
+    snprintf(msg, sizeof(msg),
+             "shoal[PE %d] hang: PE %d has been blocked for more than SHOAL_HANG_TIMEOUT=%u s; "
+             "ending the job (status 124; SHOAL_HANG_ABORT=0 keeps it waiting)",
+             SHOAL_MY_PE, pe, s);
+    fflush(NULL);
+    shoal.bs.ops->abort(&shoal.bs, 124, msg);
+    _exit(124);
+}
+
+static void *watchdog_main(void *arg)
+{
+    (void)arg;
+    const unsigned s = shoal_env.hang_timeout;
+    const int leader = shoal.node[SHOAL_MY_PE] == SHOAL_MY_PE;
+    /* Check about four times per timeout, at most once a second. */
+    int tick_ms = s == 0 ? -1 : s >= 4 ? 1000 : (int)(s * 250);
+    int reported = 0; /* a timeout report was made and nothing has been unblocked since */
+    for (;;) {
+        struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
+        int n = poll(&p, 1, tick_ms);
+        int dump = 0;
+        if (n > 0) {
+            char buf[64];
+            ssize_t got;
+            while ((got = read(wake_pipe[0], buf, sizeof(buf))) > 0)
+                for (ssize_t i = 0; i < got; i++) {
+                    if (buf[i] == 'Q')
+                        return NULL;
+                    dump |= buf[i] == 'D';
+                }
+        }
+        if (dump)
+            shoal_hang_report(SHOAL_HANG_ASKED, leader);
+        if (s != 0 && leader && seen != NULL) {
+            int pe = -1;
+            int hung = any_blocked_longer((uint64_t)s * 1000000000u, &pe);
+            if (hung && !reported) {
+                on_timeout(pe);
+                reported = 1;
+            } else if (!hung) {
+                reported = 0;
+            }
+        }
+    }
+}
+
+void shoal_hang_start(void)
+{
+    shoal_hang_pe_t *h = &shoal.internal->hang;
+    memset(h, 0, sizeof(*h));
+    h->pid = (uint64_t)getpid();
+    for (int r = 0; r < 2; r++) {
+        h->row_base[r] = shoal.route.row[r].base;
+        h->row_size[r] = shoal.route.row[r].size;
+    }
+    if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+        SHOAL_WARN("hang diagnosis is off: pipe2 failed: %m");
+        return;
+    }
+    char buf[64];
+    while (read(wake_pipe[0], buf, sizeof(buf)) > 0) {
+    } /* requests made while no watchdog ran */
+    install_handler();
+    free(seen);
+    seen = shoal_env.hang_timeout
+               ? calloc((size_t)SHOAL_NPES * SHOAL_HANG_THREADS, sizeof(*seen))
+               : NULL;
+    /* The watchdog takes no signal of the program's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&watchdog, NULL, watchdog_main, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        SHOAL_WARN("hang diagnosis is off: pthread_create failed: %s", strerror(rc));
+        return;
+    }
+    watchdog_running = 1;
+}
+
+void shoal_hang_stop(void)
+{
+    if (!watchdog_running)
+        return;
+    ssize_t ignored = write(wake_pipe[1], "Q", 1);
+    (void)ignored;
+    pthread_join(watchdog, NULL);
+    watchdog_running = 0;
+    current = NULL;
+}
