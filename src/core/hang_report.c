@@ -629,7 +629,7 @@ void shoal_hang_report(shoal_hang_reason_t reason, int verdict)
     for (int i = 0; i < s->nblocked; i++) {
         const shoal_hang_rec_t *r = &s->rec[i];
         line(&o);
-        put(&o, "  thread %u ", r->owner);
+        put(&o, "  thread %u%s ", r->owner, r->owner == (uint32_t)getpid() ? " (main)" : "");
         if (r->since_ns != 0 && now > r->since_ns)
             put(&o, "blocked for %.1f s in ", (double)(now - r->since_ns) / 1e9);
         else
