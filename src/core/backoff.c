@@ -30,7 +30,10 @@ void shoal_backoff_slow(shoal_backoff_t *b)
         b->yield_start_ns = b->sleep_ns = 0;
     if (b->yield_start_ns == 0) {
         b->yield_start_ns = now_ns();
-        shoal_hang_stamp(b->yield_start_ns); /* when this wait began to back off */
+        if (b->what != NULL && !b->recorded) { /* from now on a hang report shows it */
+            shoal_hang_enter(b->what, b->yield_start_ns);
+            b->recorded = 1;
+        }
     }
     if (b->sleep_ns == 0) {
         if ((b->polls & 63) != 0 ||

@@ -134,66 +134,28 @@ static void publish(shoal_hang_rec_t *r)
     current = r;
 }
 
-void shoal_hang_wait(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
-                     uint64_t value)
+void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now)
 {
-    shoal_hang_rec_t *r = begin(SHOAL_HANG_WAIT, fn);
+    shoal_hang_rec_t *r = begin(w->kind, w->fn);
     if (r == NULL)
         return;
-    r->addr = (uintptr_t)ivar;
-    r->cmp = cmp;
-    r->value = value;
-    r->dt_size = dt.size;
-    r->dt_signed = dt.is_signed;
-    publish(r);
-}
-
-void shoal_hang_wait_set(const char *fn, shoal_wait_mode_t mode, const void *ivars,
-                         size_t nelems, const int *status, shoal_dtype_t dt, int cmp,
-                         uint64_t value, const void *values)
-{
-    shoal_hang_rec_t *r = begin(SHOAL_HANG_WAIT_SET, fn);
-    if (r == NULL)
-        return;
-    r->addr = (uintptr_t)ivars;
-    r->nelems = nelems;
-    r->status = (uintptr_t)status;
-    r->values = (uintptr_t)values;
-    r->mode = (uint8_t)mode;
-    r->cmp = cmp;
-    r->value = value;
-    r->dt_size = dt.size;
-    r->dt_signed = dt.is_signed;
-    publish(r);
-}
-
-void shoal_hang_sync(shoal_hang_kind_t kind, const char *fn, int start, int stride, int size,
-                     int index, const uint64_t *psync, int word, uint64_t count, int root)
-{
-    shoal_hang_rec_t *r = begin(kind, fn);
-    if (r == NULL)
-        return;
-    r->set_start = start;
-    r->set_stride = stride;
-    r->set_size = size;
-    r->set_index = index;
-    r->psync = (uintptr_t)psync;
-    r->round = word;
-    r->addr = (uintptr_t)(psync + word);
-    r->value = count;
-    r->root = root;
-    if (kind == SHOAL_HANG_FINALIZE) /* the bootstrap's barrier does not call shoal_backoff */
-        r->since_ns = now_ns();
-    publish(r);
-}
-
-void shoal_hang_lock(const char *fn, const long *lock, uint64_t ticket)
-{
-    shoal_hang_rec_t *r = begin(SHOAL_HANG_LOCK, fn);
-    if (r == NULL)
-        return;
-    r->addr = (uintptr_t)lock;
-    r->value = ticket;
+    r->since_ns = now;
+    r->addr = (uintptr_t)w->addr;
+    r->value = w->value;
+    r->cmp = w->cmp;
+    r->dt_size = w->dt.size;
+    r->dt_signed = w->dt.is_signed;
+    r->mode = (uint8_t)w->mode;
+    r->nelems = w->nelems;
+    r->status = (uintptr_t)w->status;
+    r->values = (uintptr_t)w->values;
+    r->set_start = w->set_start;
+    r->set_stride = w->set_stride;
+    r->set_size = w->set_size;
+    r->set_index = w->set_index;
+    r->psync = (uintptr_t)w->psync;
+    r->round = w->word;
+    r->root = w->root;
     publish(r);
 }
 
@@ -202,8 +164,16 @@ void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
     shoal_hang_rec_t *r = begin(kind, fn);
     if (r == NULL)
         return;
-    /* A quiet does not back off through shoal_backoff: the watchdog times
-     * it alone, so that no quiet reads the clock. */
+    if (kind == SHOAL_HANG_FINALIZE) {
+        /* The whole job, in the bootstrap's barrier (which does not back off here). */
+        r->since_ns = now_ns();
+        r->set_start = 0;
+        r->set_stride = 1;
+        r->set_size = SHOAL_NPES;
+        r->set_index = SHOAL_MY_PE;
+        r->psync = 0;
+        r->root = -1;
+    }
     publish(r);
 }
 
@@ -218,13 +188,6 @@ void shoal_hang_leave(void)
     r->since_ns = 0;
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
     current = NULL;
-}
-
-void shoal_hang_stamp(uint64_t now)
-{
-    shoal_hang_rec_t *r = current;
-    if (r != NULL && r->since_ns == 0)
-        __atomic_store_n(&r->since_ns, now, __ATOMIC_RELAXED);
 }
 
 int shoal_hang_read(const shoal_hang_rec_t *src, shoal_hang_rec_t *copy)

@@ -4,8 +4,9 @@
  * Every wait of the library (point-to-point waits, signal waits, barriers,
  * the hand-over counters of collectives, locks, quiet/fence on the network,
  * shmem_finalize's barrier) describes itself in the calling thread's
- * "blocked-in" record when its first check fails, and clears it when it
- * returns. A wait that succeeds at once never touches the record, so the
+ * "blocked-in" record when it first yields the CPU (after its first check
+ * failed and its spin ran out), and clears it when it returns. A wait that
+ * succeeds at once, or while spinning, never touches the record, so the
  * fast path is unchanged. The records live in this PE's internal heap area
  * (shoal_internal_t.hang), so that the other PEs of the host read them
  * through the mappings they already have: the report of one PE can say
@@ -32,7 +33,7 @@ typedef enum {
     SHOAL_HANG_COUNT,    /* a collective's hand-over counter (broadcast, fcollect, ...) */
     SHOAL_HANG_LOCK,     /* shmem_set_lock waiting for its ticket */
     SHOAL_HANG_NET,      /* quiet, fence or a collective waiting for the network */
-    SHOAL_HANG_FINALIZE, /* shmem_finalize's barrier (recorded with shoal_hang_sync) */
+    SHOAL_HANG_FINALIZE, /* shmem_finalize's barrier */
 } shoal_hang_kind_t;
 
 #define SHOAL_HANG_THREADS 8 /* threads of a PE whose waits are recorded */
@@ -71,22 +72,36 @@ typedef struct {
     shoal_hang_rec_t thread[SHOAL_HANG_THREADS];
 } shoal_hang_pe_t;
 
-/* Called on the slow path of each wait, after its first check failed;
- * shoal_hang_leave when it returns. They cost a few stores. */
-void shoal_hang_wait(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
-                     uint64_t value);
-void shoal_hang_wait_set(const char *fn, shoal_wait_mode_t mode, const void *ivars,
-                         size_t nelems, const int *status, shoal_dtype_t dt, int cmp,
-                         uint64_t value, const void *values);
-void shoal_hang_sync(shoal_hang_kind_t kind, const char *fn, int start, int stride, int size,
-                     int index, const uint64_t *psync, int word, uint64_t count, int root);
-void shoal_hang_lock(const char *fn, const long *lock, uint64_t ticket);
-/* Quiet, fence and pe_quiet on the network. */
+/* What a wait is, filled by the wait on its stack once its first check
+ * failed and handed to shoal_backoff (SHOAL_BACKOFF_FOR); the backoff
+ * publishes it into the thread's record when it first yields. Fields as in
+ * shoal_hang_rec_t; the set is a team or active set (start, stride, size,
+ * this PE's index). */
+typedef struct shoal_hang_what {
+    shoal_hang_kind_t kind;
+    const char *fn;
+    const void *addr;
+    uint64_t value;
+    int cmp;
+    shoal_dtype_t dt;
+    shoal_wait_mode_t mode;
+    size_t nelems;
+    const int *status;
+    const void *values;
+    int set_start, set_stride, set_size, set_index;
+    const uint64_t *psync;
+    int word;
+    int root;
+} shoal_hang_what_t;
+
+/* Publishes `w` as this thread's wait in progress, begun at now_ns;
+ * shoal_hang_leave when the wait ends. */
+void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now_ns);
+/* The same for waits that do not go through shoal_backoff: quiet, fence
+ * and pe_quiet on the network (timed by the watchdog alone, so no quiet
+ * reads the clock), and shmem_finalize's barrier. */
 void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn);
 void shoal_hang_leave(void);
-
-/* The backoff's slow part stamps when the current wait began to back off. */
-void shoal_hang_stamp(uint64_t now_ns);
 
 /* Life cycle (init.c): publish this PE's header and start the watchdog once
  * the data path is open; stop it before finalize unmaps the records. */

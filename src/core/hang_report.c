@@ -352,7 +352,7 @@ static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h,
             (unsigned long long)r->value);
     }
     if (have)
-        put(o, " (now %llu)", (unsigned long long)v);
+        put(o, " (counter now %llu)", (unsigned long long)v);
 }
 
 /* ---- the state of another PE ---- */

@@ -211,8 +211,7 @@ void shoal_finalize(void)
     shoal_quiet("shmem_finalize");
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
-    shoal_hang_sync(SHOAL_HANG_FINALIZE, "shmem_finalize", 0, 1, SHOAL_NPES, SHOAL_MY_PE, NULL,
-                    0, 0, -1);
+    shoal_hang_simple(SHOAL_HANG_FINALIZE, "shmem_finalize");
     shoal_bootstrap_barrier(&shoal.bs);
     shoal_hang_leave();
     __atomic_store_n(&shoal.internal->hang.finalizing, 1, __ATOMIC_RELAXED);

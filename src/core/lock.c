@@ -34,12 +34,15 @@ void shoal_lock_set(const char *fn, long *lock)
     uint32_t ticket = (uint32_t)(old >> 32);
     if ((uint32_t)lock_fetch(fn, lock) == ticket)
         return;
-    shoal_hang_lock(fn, lock, ticket); /* held by others: a wait (hang.h) */
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    /* Held by others: what this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {
+        .kind = SHOAL_HANG_LOCK, .fn = fn, .addr = lock, .value = ticket};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
     do
         shoal_backoff(&b);
     while ((uint32_t)lock_fetch(fn, lock) != ticket);
-    shoal_hang_leave();
+    if (b.recorded)
+        shoal_hang_leave();
 }
 
 int shoal_lock_test(const char *fn, long *lock)

@@ -69,13 +69,15 @@ void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
     shoal_check_cmp(fn, cmp);
     if (compare(cmp, dt, load_widened(ivar, dt), value))
         return;
-    /* Not at once: say what this thread waits for (hang.h) until it returns. */
-    shoal_hang_wait(fn, ivar, dt, cmp, value);
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    /* Not at once: what this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {
+        .kind = SHOAL_HANG_WAIT, .fn = fn, .addr = ivar, .value = value, .cmp = cmp, .dt = dt};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
     do
         shoal_backoff(&b);
     while (!compare(cmp, dt, load_widened(ivar, dt), value));
-    shoal_hang_leave();
+    if (b.recorded)
+        shoal_hang_leave();
 }
 
 /* Where this thread's next ANY scan starts: one past the index it returned
@@ -126,19 +128,25 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
     if (mode == SHOAL_WAIT_SOME && indices == NULL)
         shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
 
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    int recorded = 0;
+    /* What this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {.kind = SHOAL_HANG_WAIT_SET,
+                                    .fn = fn,
+                                    .addr = ivars,
+                                    .value = value,
+                                    .cmp = cmp,
+                                    .dt = dt,
+                                    .mode = mode,
+                                    .nelems = nelems,
+                                    .status = status,
+                                    .values = values};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
     for (;;) {
         size_t r = scan(mode, ivars, nelems, indices, status, dt, cmp, value, values);
         int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
         if (done || !block) {
-            if (recorded)
+            if (b.recorded)
                 shoal_hang_leave();
             return r;
-        }
-        if (!recorded) { /* the first scan failed: a wait (hang.h) */
-            shoal_hang_wait_set(fn, mode, ivars, nelems, status, dt, cmp, value, values);
-            recorded = 1;
         }
         shoal_backoff(&b);
     }
