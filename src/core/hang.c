@@ -121,10 +121,9 @@ static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
     __atomic_thread_fence(__ATOMIC_RELEASE);
     r->kind = kind;
     r->since_ns = 0;
-    size_t i = 0;
-    for (; fn[i] != '\0' && i < SHOAL_HANG_FN_MAX - 1; i++)
-        r->fn[i] = fn[i];
-    r->fn[i] = '\0';
+    size_t len = strnlen(fn, SHOAL_HANG_FN_MAX - 1);
+    memcpy(r->fn, fn, len);
+    r->fn[len] = '\0';
     return r;
 }
 

@@ -64,12 +64,11 @@ int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
     return compare(cmp, dt, load_widened(ivar, dt), value);
 }
 
-void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
+/* Out of line, so that a wait satisfied at once keeps a lean prologue. */
+static __attribute__((noinline)) void wait_one_slow(const char *fn, const void *ivar,
+                                                    shoal_dtype_t dt, int cmp, uint64_t value)
 {
-    shoal_check_cmp(fn, cmp);
-    if (compare(cmp, dt, load_widened(ivar, dt), value))
-        return;
-    /* Not at once: what this thread waits for, should it come to yield (hang.h). */
+    /* What this thread waits for, should it come to yield (hang.h). */
     const shoal_hang_what_t what = {
         .kind = SHOAL_HANG_WAIT, .fn = fn, .addr = ivar, .value = value, .cmp = cmp, .dt = dt};
     shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
@@ -78,6 +77,13 @@ void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
     while (!compare(cmp, dt, load_widened(ivar, dt), value));
     if (b.recorded)
         shoal_hang_leave();
+}
+
+void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
+{
+    shoal_check_cmp(fn, cmp);
+    if (!compare(cmp, dt, load_widened(ivar, dt), value))
+        wait_one_slow(fn, ivar, dt, cmp, value);
 }
 
 /* Where this thread's next ANY scan starts: one past the index it returned

@@ -7,6 +7,8 @@
  *                    go on to shmem_finalize
  *   wait-heap        the same with a flag in the symmetric heap
  *   bcast-root       a broadcast in which PE 1 passes another root
+ *   lock-held        PE 0 takes a lock and waits on a flag nobody sets; the
+ *                    others wait for the lock
  *   busy             no hang: a ring of puts and barriers for about two
  *                    seconds, checked; prints "PE n ok" at the end
  */
@@ -18,6 +20,7 @@
 #include <shmem.h>
 
 long hang_flag;       /* nobody sets it */
+long hang_lock;       /* lock-held */
 long ring_slot[64];   /* busy: what the left neighbour put */
 
 static double now_s(void)
@@ -56,6 +59,15 @@ int main(int argc, char **argv)
         for (int i = 0; i < 4; i++)
             src[i] = me * 10 + i;
         shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, me == 1 ? 1 : 0);
+    } else if (strcmp(c, "lock-held") == 0) {
+        if (me == 0) {
+            shmem_set_lock(&hang_lock);
+            shmem_barrier_all(); /* the others queue after PE 0 */
+            shmem_long_wait_until(&hang_flag, SHMEM_CMP_EQ, 1);
+        } else {
+            shmem_barrier_all();
+            shmem_set_lock(&hang_lock);
+        }
     } else if (strcmp(c, "busy") == 0) {
         /* Each round every PE puts (round, me) into its right neighbour's
          * slot, and checks what its left neighbour put. */

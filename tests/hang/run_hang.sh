@@ -35,12 +35,23 @@ expect_some() {
     grep -qxE -- "$2" "$1" || fail "$(basename "$1") has no line matching /$2/"
 }
 
+# HOW shoalrun-hosts2: under shoalrun --timeout on two pretend hosts
+# (SHOAL_NODE by tests/multihost/as_host.sh): the verdict comes from the
+# lowest PE of the culprit's host.
+LAUNCH=("$PROG")
+LEADER=0
+if [ "$HOW" = shoalrun-hosts2 ]; then
+    export SHOAL_TEST_HOSTS=2
+    LAUNCH=("$(dirname "$0")/../multihost/as_host.sh" "$PROG")
+    LEADER=$(((NP - 1) % 2))
+    HOW=shoalrun
+fi
 LAST=$((NP - 1))
 H='shoal\[PE ([0-9]+)\] hang: '
 
 case $HOW in
 shoalrun)
-    run -n "$NP" --timeout 3 "$PROG" "$CASE" "$MARK"
+    run -n "$NP" --timeout 3 "${LAUNCH[@]}" "$CASE" "$MARK"
     expect_rc 124
     expect_line "$TMP/err" "shoalrun: timeout after 3 s; asking the PEs for their hang reports"
     expect_some "$TMP/err" "shoalrun: timeout after 3 s; PEs still running: .*"
@@ -88,10 +99,14 @@ done
 WORLD="SHMEM_TEAM_WORLD \[PEs 0\.\.$LAST\]"
 case $CASE in
 barrier-missing)
-    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE $LAST has not entered shmem_barrier_all on $WORLD; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    expect_line "$TMP/err" "shoal\[PE $LEADER\] hang: verdict: PE $LAST has not entered shmem_barrier_all on $WORLD; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     for ((pe = 0; pe < LAST; pe++)); do
         expect_line "$TMP/err" "shoal\[PE $pe\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_barrier_all on $WORLD"
-        expect_line "$TMP/err" "shoal\[PE $pe\] hang:     PE $LAST has not arrived: in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+        if [ "${#LAUNCH[@]}" -eq 1 ] || [ $((pe % 2)) -eq $((LAST % 2)) ]; then
+            expect_line "$TMP/err" "shoal\[PE $pe\] hang:     PE $LAST has not arrived: in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+        else
+            expect_line "$TMP/err" "shoal\[PE $pe\] hang:     on other hosts, not visible here: PEs .*"
+        fi
     done
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
@@ -109,6 +124,13 @@ bcast-root)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: the PEs disagree on the root of shmem_long_broadcast on $WORLD: PE 0 passes root 0, PE 1 passes root 1"
     expect_line "$TMP/err" "shoal\[PE 1\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_broadcast on $WORLD with root 1"
     expect_line "$TMP/err" "${H}  thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_broadcast on $WORLD with root 0" "$LAST"
+    ;;
+lock-held)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    for ((pe = 1; pe < NP; pe++)); do
+        expect_line "$TMP/err" "shoal\[PE $pe\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_set_lock\(&hang_lock\) waiting for ticket [1-9][0-9]*, ticket 0 served now \($NP handed out\)"
+        expect_line "$TMP/err" "shoal\[PE $pe\] hang:     address 0x[0-9a-f]+: global 'hang_lock'"
+    done
     ;;
 *)
     echo "unknown case $CASE"
