@@ -82,7 +82,10 @@ static void release_record(void *arg)
     mine.rec = NULL;
 }
 
-static void make_release_key(void) { pthread_key_create(&release_key, release_record); }
+static void make_release_key(void)
+{
+    pthread_key_create(&release_key, release_record);
+}
 
 static shoal_hang_rec_t *take_record(void)
 {
@@ -95,8 +98,8 @@ static shoal_hang_rec_t *take_record(void)
     shoal_hang_pe_t *h = &shoal.internal->hang;
     for (int i = 0; i < SHOAL_HANG_THREADS; i++) {
         uint32_t free_owner = 0;
-        if (__atomic_compare_exchange_n(&h->thread[i].owner, &free_owner, tid, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        if (__atomic_compare_exchange_n(&h->thread[i].owner, &free_owner, tid, 0, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_RELAXED)) {
             mine.rec = &h->thread[i];
             mine.generation = shoal.generation;
             pthread_once(&release_once, make_release_key);
@@ -187,6 +190,24 @@ void shoal_hang_leave(void)
     r->since_ns = 0;
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
     current = NULL;
+}
+
+void shoal_hang_lock_taken(const long *lock, uint64_t ticket)
+{
+    if (shoal.internal == NULL)
+        return;
+    shoal_hang_pe_t *h = &shoal.internal->hang;
+    __atomic_store_n(&h->lock_ticket, ticket, __ATOMIC_RELAXED);
+    __atomic_store_n(&h->lock_held, (uintptr_t)lock, __ATOMIC_RELEASE);
+}
+
+void shoal_hang_lock_released(const long *lock)
+{
+    if (shoal.internal == NULL)
+        return;
+    uint64_t expected = (uintptr_t)lock;
+    __atomic_compare_exchange_n(&shoal.internal->hang.lock_held, &expected, 0, 0, __ATOMIC_RELEASE,
+                                __ATOMIC_RELAXED);
 }
 
 int shoal_hang_read(const shoal_hang_rec_t *src, shoal_hang_rec_t *copy)
@@ -372,9 +393,8 @@ void shoal_hang_start(void)
     } /* requests made while no watchdog ran */
     install_handler();
     free(seen);
-    seen = shoal_env.hang_timeout
-               ? calloc((size_t)SHOAL_NPES * SHOAL_HANG_THREADS, sizeof(*seen))
-               : NULL;
+    seen = shoal_env.hang_timeout ? calloc((size_t)SHOAL_NPES * SHOAL_HANG_THREADS, sizeof(*seen))
+                                  : NULL;
     /* The watchdog takes no signal of the program's. */
     sigset_t all, old;
     sigfillset(&all);

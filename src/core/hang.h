@@ -44,16 +44,16 @@ typedef enum {
  * (shoal_hang_pe_t). Written by the owner only: seq is odd while it writes. */
 typedef struct {
     uint32_t seq;
-    uint32_t owner;  /* thread id holding this record, 0 when free */
-    uint32_t kind;   /* shoal_hang_kind_t */
-    int32_t cmp;     /* WAIT, WAIT_SET: SHMEM_CMP_* */
+    uint32_t owner;    /* thread id holding this record, 0 when free */
+    uint32_t kind;     /* shoal_hang_kind_t */
+    int32_t cmp;       /* WAIT, WAIT_SET: SHMEM_CMP_* */
     uint64_t since_ns; /* CLOCK_MONOTONIC when the wait began to back off; 0 before */
-    uint64_t addr;   /* the ivar, ivars, the counter word, or the lock */
-    uint64_t value;  /* the comparison value, the count awaited, or the lock ticket */
-    uint64_t psync;  /* BARRIER, COUNT: the synchronization area */
-    uint64_t nelems; /* WAIT_SET */
-    uint64_t values; /* WAIT_SET, vector forms: cmp_values (owner's private memory) */
-    uint64_t status; /* WAIT_SET: the status array, or 0 */
+    uint64_t addr;     /* the ivar, ivars, the counter word, or the lock */
+    uint64_t value;    /* the comparison value, the count awaited, or the lock ticket */
+    uint64_t psync;    /* BARRIER, COUNT: the synchronization area */
+    uint64_t nelems;   /* WAIT_SET */
+    uint64_t values;   /* WAIT_SET, vector forms: cmp_values (owner's private memory) */
+    uint64_t status;   /* WAIT_SET: the status array, or 0 */
     int32_t set_start, set_stride, set_size, set_index;
     int32_t round; /* BARRIER: the round; COUNT: the psync word */
     int32_t root;  /* COUNT: the collective's root index, or -1 */
@@ -69,6 +69,8 @@ typedef struct {
     uint64_t row_size[2];
     uint32_t finalizing; /* 1 once this PE passed its shmem_finalize barrier */
     uint32_t untracked;  /* threads that found no free record */
+    uint64_t lock_held;  /* the lock this PE took last and holds, or 0 */
+    uint64_t lock_ticket;
     shoal_hang_rec_t thread[SHOAL_HANG_THREADS];
 } shoal_hang_pe_t;
 
@@ -102,6 +104,9 @@ void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now_ns);
  * reads the clock), and shmem_finalize's barrier. */
 void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn);
 void shoal_hang_leave(void);
+/* Which lock this PE holds, so that a report names the holder (lock.c). */
+void shoal_hang_lock_taken(const long *lock, uint64_t ticket);
+void shoal_hang_lock_released(const long *lock);
 
 /* Life cycle (init.c): publish this PE's header and start the watchdog once
  * the data path is open; stop it before finalize unmaps the records. */

@@ -53,7 +53,10 @@ static void put(out_t *o, const char *fmt, ...)
 }
 
 /* Starts a line with the PE's prefix. */
-static void line(out_t *o) { put(o, "shoal[PE %d] hang: ", SHOAL_MY_PE); }
+static void line(out_t *o)
+{
+    put(o, "shoal[PE %d] hang: ", SHOAL_MY_PE);
+}
 
 static uint64_t now_ns(void)
 {
@@ -65,13 +68,20 @@ static uint64_t now_ns(void)
 static const char *cmp_name(int cmp)
 {
     switch (cmp) {
-    case SHMEM_CMP_EQ: return "SHMEM_CMP_EQ";
-    case SHMEM_CMP_NE: return "SHMEM_CMP_NE";
-    case SHMEM_CMP_GT: return "SHMEM_CMP_GT";
-    case SHMEM_CMP_GE: return "SHMEM_CMP_GE";
-    case SHMEM_CMP_LT: return "SHMEM_CMP_LT";
-    case SHMEM_CMP_LE: return "SHMEM_CMP_LE";
-    default: return "?";
+    case SHMEM_CMP_EQ:
+        return "SHMEM_CMP_EQ";
+    case SHMEM_CMP_NE:
+        return "SHMEM_CMP_NE";
+    case SHMEM_CMP_GT:
+        return "SHMEM_CMP_GT";
+    case SHMEM_CMP_GE:
+        return "SHMEM_CMP_GE";
+    case SHMEM_CMP_LT:
+        return "SHMEM_CMP_LT";
+    case SHMEM_CMP_LE:
+        return "SHMEM_CMP_LE";
+    default:
+        return "?";
     }
 }
 
@@ -98,7 +108,7 @@ static where_t locate(int pe, const shoal_hang_pe_t *h, uint64_t addr, size_t le
         uint64_t off = addr - h->row_base[r];
         if (off < h->row_size[r] && len <= h->row_size[r] - off) {
             uintptr_t base = pe == SHOAL_MY_PE ? shoal.route.row[r].base
-                                                : shoal_route_peer_base(&shoal.route, pe, r);
+                                               : shoal_route_peer_base(&shoal.route, pe, r);
             w.row = r;
             w.off = off;
             w.ptr = base ? (const void *)(base + off) : NULL;
@@ -124,7 +134,8 @@ static void short_name(const where_t *w, const char *fallback, char *out, size_t
     char sym[96];
     size_t off;
     const void *p = my_copy(w);
-    if (w->row == SHOAL_ROUTE_GLOBALS && p != NULL && shoal_symbol_of(p, sym, sizeof(sym), &off) == 0) {
+    if (w->row == SHOAL_ROUTE_GLOBALS && p != NULL &&
+        shoal_symbol_of(p, sym, sizeof(sym), &off) == 0) {
         if (off)
             snprintf(out, cap, "%s+%zu", sym, off);
         else
@@ -214,7 +225,10 @@ static void put_value(out_t *o, uint64_t v, int is_signed)
 
 /* ---- teams ---- */
 
-static int set_pe(const shoal_hang_rec_t *r, int i) { return r->set_start + i * r->set_stride; }
+static int set_pe(const shoal_hang_rec_t *r, int i)
+{
+    return r->set_start + i * r->set_stride;
+}
 
 static void team_name(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_hang_rec_t *r)
 {
@@ -335,8 +349,7 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
 }
 
 /* For a barrier or counter wait, what this PE waits for. */
-static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h,
-                            const shoal_hang_rec_t *r)
+static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_hang_rec_t *r)
 {
     where_t w = locate(pe, h, r->addr, sizeof(uint64_t));
     uint64_t v;
@@ -344,8 +357,9 @@ static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h,
     if (r->kind == SHOAL_HANG_BARRIER) {
         int n = r->set_size, dist = 1 << r->round;
         int from = set_pe(r, ((r->set_index - dist) % n + n) % n);
-        put(o, "round %d of %d of the dissemination barrier: waiting for PE %d to arrive in "
-               "that round",
+        put(o,
+            "round %d of %d of the dissemination barrier: waiting for PE %d to arrive in "
+            "that round",
             r->round + 1, barrier_rounds(n), from);
     } else {
         put(o, "waiting for its hand-over counter (psync word %d) to reach %llu", r->round,
@@ -531,8 +545,8 @@ static void put_verdict(out_t *o, pe_state_t *states)
             if (other_root_pe >= 0) {
                 put(o, "the PEs disagree on the root of %s on ", call_name(r->fn));
                 team_name(o, p, s->h, r);
-                put(o, ": PE %d passes root %d, PE %d passes root %d\n", p, r->root,
-                    other_root_pe, other_root);
+                put(o, ": PE %d passes root %d, PE %d passes root %d\n", p, r->root, other_root_pe,
+                    other_root);
             } else if (other_fn_pe >= 0) {
                 put(o, "the PEs are in different collectives on ");
                 team_name(o, p, s->h, r);
@@ -556,14 +570,16 @@ static void put_verdict(out_t *o, pe_state_t *states)
             } else if (nremote > 0) {
                 put(o, "every PE of this host is in %s on ", call_name(r->fn));
                 team_name(o, p, s->h, r);
-                put(o, "; %d PEs of it on other hosts have not all arrived (see their hosts' "
-                       "reports)\n",
+                put(o,
+                    "; %d PEs of it on other hosts have not all arrived (see their hosts' "
+                    "reports)\n",
                     nremote);
             } else {
                 put(o, "every PE of ");
                 team_name(o, p, s->h, r);
-                put(o, " is in %s and they wait for each other: did every PE call the same "
-                       "collectives in the same order with the same arguments?\n",
+                put(o,
+                    " is in %s and they wait for each other: did every PE call the same "
+                    "collectives in the same order with the same arguments?\n",
                     call_name(r->fn));
             }
             (void)in;
@@ -571,16 +587,67 @@ static void put_verdict(out_t *o, pe_state_t *states)
     }
     if (said)
         return;
-    /* No barrier: name the PEs that wait and those that do not. */
-    int idle[LIST_MAX + 1], nidle = 0, blocked = 0;
+    /* Locks: who waits for each, and who holds it. */
+    int blocked = 0;
+    for (int p = 0; p < SHOAL_NPES && said < 4; p++) {
+        const pe_state_t *s = &states[p];
+        if (!s->mapped || s->nblocked == 0 || s->rec[0].kind != SHOAL_HANG_LOCK)
+            continue;
+        const shoal_hang_rec_t *r = &s->rec[0];
+        where_t w = locate(p, s->h, r->addr, sizeof(long));
+        int first = 1, waiters[LIST_MAX + 1], nwaiters = 0, holder = -1;
+        for (int q = 0; q < SHOAL_NPES; q++) {
+            const pe_state_t *t = &states[q];
+            if (!t->mapped)
+                continue;
+            where_t held =
+                locate(q, t->h, __atomic_load_n(&t->h->lock_held, __ATOMIC_RELAXED), sizeof(long));
+            if (t->h->lock_held != 0 && held.row == w.row && held.off == w.off)
+                holder = q;
+            if (t->nblocked == 0 || t->rec[0].kind != SHOAL_HANG_LOCK)
+                continue;
+            where_t tw = locate(q, t->h, t->rec[0].addr, sizeof(long));
+            if (tw.row != w.row || tw.off != w.off)
+                continue;
+            if (q < p)
+                first = 0;
+            if (nwaiters <= LIST_MAX)
+                waiters[nwaiters++] = q;
+        }
+        if (!first)
+            continue;
+        char name[128];
+        short_name(&w, "the lock", name, sizeof(name));
+        line(o);
+        put(o, "verdict: PE%s ", nwaiters > 1 ? "s" : "");
+        put_pe_list(o, waiters, nwaiters);
+        put(o, " wait%s in %s for %s; ", nwaiters > 1 ? "" : "s", call_name(r->fn), name);
+        if (holder >= 0) {
+            put(o, "PE %d holds it and is ", holder);
+            put_state(o, holder, &states[holder]);
+        } else {
+            put(o, "no PE of this host holds it");
+        }
+        put(o, "\n");
+        said++;
+        blocked++;
+    }
+    /* Otherwise: name the PEs that wait and those that do not. */
+    int idle[LIST_MAX + 1], nidle = 0;
     for (int p = 0; p < SHOAL_NPES; p++) {
         const pe_state_t *s = &states[p];
         if (!s->mapped)
             continue;
         if (s->nblocked == 0 && !s->exited && !s->finalized && nidle <= LIST_MAX)
             idle[nidle++] = p;
-        if (s->nblocked == 0 || blocked >= 4)
+        if (s->nblocked == 0 || blocked >= 4 || s->rec[0].kind == SHOAL_HANG_LOCK)
             continue;
+        int holds = 0;
+        for (int q = 0; q < SHOAL_NPES; q++)
+            holds |= states[q].mapped && states[q].nblocked > 0 &&
+                     states[q].rec[0].kind == SHOAL_HANG_LOCK && s->h->lock_held != 0;
+        if (holds)
+            continue; /* named as a lock's holder above */
         line(o);
         put(o, "verdict: PE %d is ", p);
         put_state(o, p, s);

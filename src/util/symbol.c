@@ -18,7 +18,7 @@
 #include "util/symbol.h"
 
 static struct {
-    ElfW(Sym) *syms;
+    ElfW(Sym) * syms;
     size_t nsyms;
     char *strs;
     size_t strs_size;

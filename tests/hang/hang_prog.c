@@ -19,9 +19,9 @@
 
 #include <shmem.h>
 
-long hang_flag;       /* nobody sets it */
-long hang_lock;       /* lock-held */
-long ring_slot[64];   /* busy: what the left neighbour put */
+long hang_flag;     /* nobody sets it */
+long hang_lock;     /* lock-held */
+long ring_slot[64]; /* busy: what the left neighbour put */
 
 static double now_s(void)
 {

@@ -126,6 +126,7 @@ bcast-root)
     expect_line "$TMP/err" "${H}  thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_broadcast on $WORLD with root 0" "$LAST"
     ;;
 lock-held)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PEs? [0-9, ]+ waits? in shmem_set_lock for hang_lock; PE 0 holds it and is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     expect_line "$TMP/err" "shoal\[PE 0\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     for ((pe = 1; pe < NP; pe++)); do
         expect_line "$TMP/err" "shoal\[PE $pe\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_set_lock\(&hang_lock\) waiting for ticket [1-9][0-9]*, ticket 0 served now \($NP handed out\)"

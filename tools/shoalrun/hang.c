@@ -94,8 +94,7 @@ void sr_hang_note_line(const char *line, size_t len)
 bool sr_hang_all_reported(const sr_job_t *job)
 {
     for (int r = 0; r < job->npes; r++)
-        if (job->pes[r].running && job->pes[r].in_shmem &&
-            (r >= reported_npes || !reported[r]))
+        if (job->pes[r].running && job->pes[r].in_shmem && (r >= reported_npes || !reported[r]))
             return false;
     return true;
 }
