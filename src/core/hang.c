@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ typedef struct {
     shoal_hang_rec_t *rec;
     shoal_hang_rec_t *current;
     unsigned generation;
+    int looked; /* a record was looked for in this generation (rec may be NULL) */
 } thread_hang_t;
 static _Thread_local thread_hang_t mine __attribute__((tls_model("initial-exec")));
 
@@ -93,11 +95,13 @@ static void make_release_key(void)
 
 static shoal_hang_rec_t *take_record(void)
 {
-    if (mine.rec != NULL && mine.generation == shoal.generation)
+    if (mine.looked && mine.generation == shoal.generation)
         return mine.rec;
     mine.rec = NULL;
     if (shoal.internal == NULL)
         return NULL;
+    mine.looked = 1;
+    mine.generation = shoal.generation;
     uint32_t tid = (uint32_t)syscall(SYS_gettid);
     shoal_hang_pe_t *h = &shoal.internal->hang;
     for (int i = 0; i < SHOAL_HANG_THREADS; i++) {
@@ -105,14 +109,12 @@ static shoal_hang_rec_t *take_record(void)
         if (__atomic_compare_exchange_n(&h->thread[i].owner, &free_owner, tid, 0, __ATOMIC_ACQ_REL,
                                         __ATOMIC_RELAXED)) {
             mine.rec = &h->thread[i];
-            mine.generation = shoal.generation;
             pthread_once(&release_once, make_release_key);
             pthread_setspecific(release_key, (void *)(uintptr_t)shoal.generation);
             return mine.rec;
         }
     }
-    __atomic_fetch_add(&h->untracked, 1, __ATOMIC_RELAXED);
-    mine.generation = shoal.generation; /* do not search again until re-init */
+    __atomic_fetch_add(&h->untracked, 1, __ATOMIC_RELAXED); /* counted once per thread */
     return NULL;
 }
 
@@ -126,8 +128,8 @@ static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
     }
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    r->kind = kind;
-    r->since_ns = 0;
+    __atomic_store_n(&r->kind, kind, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->since_ns, 0, __ATOMIC_RELAXED);
     size_t len = strnlen(fn, SHOAL_HANG_FN_MAX - 1);
     memcpy(r->fn, fn, len);
     r->fn[len] = '\0';
@@ -145,7 +147,7 @@ void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now)
     shoal_hang_rec_t *r = begin(w->kind, w->fn);
     if (r == NULL)
         return;
-    r->since_ns = now;
+    __atomic_store_n(&r->since_ns, now, __ATOMIC_RELAXED);
     r->addr = (uintptr_t)w->addr;
     r->value = w->value;
     r->cmp = w->cmp;
@@ -172,7 +174,7 @@ void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
         return;
     if (kind == SHOAL_HANG_FINALIZE) {
         /* The whole job, in the bootstrap's barrier (which does not back off here). */
-        r->since_ns = now_ns();
+        __atomic_store_n(&r->since_ns, now_ns(), __ATOMIC_RELAXED);
         r->set_start = 0;
         r->set_stride = 1;
         r->set_size = SHOAL_NPES;
@@ -190,8 +192,8 @@ void shoal_hang_leave(void)
         return;
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    r->kind = SHOAL_HANG_NONE;
-    r->since_ns = 0;
+    __atomic_store_n(&r->kind, SHOAL_HANG_NONE, __ATOMIC_RELAXED);
+    __atomic_store_n(&r->since_ns, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&r->seq, r->seq + 1, __ATOMIC_RELEASE);
     mine.current = NULL;
 }
@@ -353,19 +355,20 @@ static void *watchdog_main(void *arg)
     for (;;) {
         struct pollfd p = {.fd = wake_pipe[0], .events = POLLIN};
         int n = poll(&p, 1, tick_ms);
-        int dump = 0;
+        int dump = 0, quit = 0;
         if (n > 0) {
             char buf[64];
             ssize_t got;
             while ((got = read(wake_pipe[0], buf, sizeof(buf))) > 0)
                 for (ssize_t i = 0; i < got; i++) {
-                    if (buf[i] == 'Q')
-                        return NULL;
+                    quit |= buf[i] == 'Q';
                     dump |= buf[i] == 'D';
                 }
         }
-        if (dump)
+        if (dump) /* a request that came before finalize is still answered */
             shoal_hang_report(SHOAL_HANG_ASKED, leader);
+        if (quit)
+            return NULL;
         if (s != 0 && leader && seen != NULL) {
             int pe = -1;
             int hung = any_blocked_longer((uint64_t)s * 1000000000u, &pe);

@@ -51,10 +51,11 @@ H='shoal\[PE ([0-9]+)\] hang: '
 
 case $HOW in
 shoalrun)
-    run -n "$NP" --timeout 3 "${LAUNCH[@]}" "$CASE" "$MARK"
+    # 4 s: every PE (8 on 2 loaded CPUs) is in its hang by then.
+    run -n "$NP" --timeout 4 "${LAUNCH[@]}" "$CASE" "$MARK"
     expect_rc 124
-    expect_line "$TMP/err" "shoalrun: timeout after 3 s; asking the PEs for their hang reports"
-    expect_some "$TMP/err" "shoalrun: timeout after 3 s; PEs still running: .*"
+    expect_line "$TMP/err" "shoalrun: timeout after 4 s; asking the PEs for their hang reports"
+    expect_some "$TMP/err" "shoalrun: timeout after 4 s; PEs still running: .*"
     ;;
 env)
     SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
