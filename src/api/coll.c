@@ -216,7 +216,7 @@ SHOAL_API_DEF(void, shmem_barrier_all)(void)
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
                      0, 0);
     shoal_quiet(SHOAL_FN);
-    shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+    shoal_barrier(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
 SHOAL_API_DEF(void, shmem_sync_all)(void)
@@ -225,7 +225,7 @@ SHOAL_API_DEF(void, shmem_sync_all)(void)
     SHOAL_REQUIRE_INIT(SHOAL_FN);
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
                      0, 0);
-    shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+    shoal_barrier(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
 SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -235,7 +235,7 @@ SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, 
     if (!ACTIVE_SET(&set))
         return;
     shoal_quiet(SHOAL_FN);
-    shoal_barrier(&set, (uint64_t *)pSync);
+    shoal_barrier(SHOAL_FN, &set, (uint64_t *)pSync);
 }
 
 SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
@@ -244,7 +244,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
-    shoal_barrier(&set, (uint64_t *)pSync);
+    shoal_barrier(__func__, &set, (uint64_t *)pSync);
 }
 
 /* ---- deprecated active-set data movement ---- */

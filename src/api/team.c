@@ -82,7 +82,7 @@ SHOAL_API_DEF(int, shmem_team_sync)(shmem_team_t team)
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_team_check(SHOAL_FN, team);
     shoal_check_coll(SHOAL_FN, &team->set, shoal_team_psync(team), -1, 0, 0);
-    shoal_barrier(&team->set, shoal_team_psync(team));
+    shoal_barrier(SHOAL_FN, &team->set, shoal_team_psync(team));
     return 0;
 }
 

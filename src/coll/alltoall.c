@@ -17,12 +17,12 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
     if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 1))
         return;
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     for (int j = 0; j < set->size; j++)
         shoal_get_nbi(fn, (char *)dest + (size_t)j * nbytes, (const char *)source + me * nbytes,
                       nbytes, shoal_peset_world(set, j));
     shoal_net_complete(fn);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
 }
 
 void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
@@ -37,12 +37,12 @@ void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *ps
         return;
     if (dst > 0) /* the last element written is number N*nelems - 1, dst apart */
         shoal_coll_check_dest(fn, dest, ((size_t)set->size * nelems - 1) * (size_t)dst * elem + elem);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     for (int j = 0; j < set->size; j++) {
         /* My block in PE j's source: elements me*n .. me*n + n - 1, stride sst. */
         const char *first = (const char *)source + me * n * sst * e;
         char *out = (char *)dest + (ptrdiff_t)j * n * dst * e;
         shoal_strided(fn, 0, out, first, dst, sst, elem, 1, nelems, shoal_peset_world(set, j));
     }
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
 }

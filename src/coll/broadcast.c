@@ -33,10 +33,10 @@ static void broadcast_push(const char *fn, const shoal_peset_t *set, uint64_t *p
     if (set->my_index != root) {
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[PSYNC_READY], sizeof(uint64_t), &one, NULL, NULL,
                   shoal_peset_world(set, root));
-        shoal_wait_count(&psync[PSYNC_ARRIVED], 1);
+        shoal_wait_count(fn, set, psync, PSYNC_ARRIVED, 1, root);
         return;
     }
-    shoal_wait_count(&psync[PSYNC_READY], (uint64_t)(set->size - 1));
+    shoal_wait_count(fn, set, psync, PSYNC_READY, (uint64_t)(set->size - 1), root);
     for (int i = 0; i < set->size; i++) {
         if (i == root)
             continue;
@@ -56,7 +56,7 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
                            const void *source, size_t nbytes, int root, int update_root,
                            const shoal_hosts_t *h)
 {
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     const int root_pe = shoal_peset_world(set, root);
     const int me_pe = shoal_peset_world(set, set->my_index);
     if (nbytes > 0) {
@@ -69,11 +69,11 @@ static void broadcast_pull(const char *fn, const shoal_peset_t *set, uint64_t *p
             shoal_get(fn, dest, source, nbytes, root_pe);
             shoal_coll_host_notify(fn, set, psync, h);
         } else {
-            shoal_coll_host_wait(psync);
+            shoal_coll_host_wait(fn, set, psync);
             shoal_get(fn, dest, dest, nbytes, shoal_peset_world(set, h->leader));
         }
     }
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
 }
 
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,

@@ -77,7 +77,7 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
  * each of them waits for that. */
 void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *psync,
                             const shoal_hosts_t *h);
-void shoal_coll_host_wait(uint64_t *psync);
+void shoal_coll_host_wait(const char *fn, const shoal_peset_t *set, uint64_t *psync);
 
 /* `update_root`: team broadcasts also write dest on the root; active-set ones do not. */
 void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,

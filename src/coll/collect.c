@@ -32,7 +32,7 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
         if (by_host)
             shoal_coll_host_notify(fn, set, psync, h);
     } else {
-        shoal_coll_host_wait(psync);
+        shoal_coll_host_wait(fn, set, psync);
         shoal_get(fn, dest, dest, OFF(n - 1) + LEN(n - 1), shoal_peset_world(set, h->leader));
     }
 #undef LEN
@@ -67,7 +67,7 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, arrived, sizeof(uint64_t), &one, NULL, NULL, pe);
     }
     memmove(mine, (const char *)source + (alltoall ? (size_t)me * nbytes : 0), nbytes);
-    shoal_wait_count(arrived, (uint64_t)(n - 1));
+    shoal_wait_count(fn, set, psync, SHOAL_PSYNC_PUSH_ARRIVED + (int)(calls & 1), (uint64_t)(n - 1), -1);
     return 1;
 }
 
@@ -80,9 +80,9 @@ void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
     if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 0))
         return;
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     gather(fn, set, psync, dest, source, nbytes, NULL, NULL);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
 }
 
 void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
@@ -91,7 +91,7 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
     shoal_check_coll(fn, set, psync, -1, 0, 0); /* each PE's count may differ */
     uint64_t *my_size = &psync[SHOAL_PSYNC_SCRATCH];
     __atomic_store_n(my_size, (uint64_t)nbytes, __ATOMIC_RELAXED);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     /* Everyone's size first (all requests in flight at once), then the data. */
     uint64_t *len = malloc(sizeof(uint64_t) * (size_t)set->size);
     size_t *off = malloc(sizeof(size_t) * (size_t)set->size);
@@ -111,7 +111,7 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
     }
     free(len);
     free(off);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     /* Everyone has read it: restore the word (a user's pSync must come back as given). */
     __atomic_store_n(my_size, 0, __ATOMIC_RELAXED);
 }

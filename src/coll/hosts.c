@@ -15,4 +15,7 @@ void shoal_coll_host_notify(const char *fn, const shoal_peset_t *set, uint64_t *
                   NULL, shoal_peset_world(set, h->local[k]));
 }
 
-void shoal_coll_host_wait(uint64_t *psync) { shoal_wait_count(&psync[SHOAL_PSYNC_HOST], 1); }
+void shoal_coll_host_wait(const char *fn, const shoal_peset_t *set, uint64_t *psync)
+{
+    shoal_wait_count(fn, set, psync, SHOAL_PSYNC_HOST, 1, -1);
+}

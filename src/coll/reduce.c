@@ -89,7 +89,7 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
     /* Others read only their own slice of my source, so writing mine is safe in place too. */
     memcpy(dest + begin * elem, tmp, len * elem);
     free(tmp);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     for (int k = 0; k < n; k++) {
         if (k == me || SLICE_LEN(k) == 0)
             continue;
@@ -113,7 +113,7 @@ static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *
     }
     char *tmp = private_buffer(fn, bytes);
     combine_range(fn, set, NULL, first, last - first + 1, tmp, source, 0, count, op);
-    shoal_barrier(set, psync); /* nobody reads my source any more */
+    shoal_barrier(fn, set, psync); /* nobody reads my source any more */
     memcpy(dest, tmp, bytes);
     free(tmp);
 }
@@ -134,16 +134,16 @@ static void reduce_by_host(const char *fn, const shoal_peset_t *set, uint64_t *p
         combine_range(fn, set, h->local, 0, h->nlocal, tmp, source, 0, count, op);
         memcpy(dest, tmp, bytes);
     }
-    shoal_barrier(set, psync); /* partials ready; members' sources read */
+    shoal_barrier(fn, set, psync); /* partials ready; members' sources read */
     if (leader)
         combine_range(fn, set, h->leaders, 0, h->nhosts, tmp, dest, 0, count, op);
-    shoal_barrier(set, psync); /* nobody reads a partial any more */
+    shoal_barrier(fn, set, psync); /* nobody reads a partial any more */
     if (leader) {
         memcpy(dest, tmp, bytes);
         free(tmp);
         shoal_coll_host_notify(fn, set, psync, h);
     } else {
-        shoal_coll_host_wait(psync);
+        shoal_coll_host_wait(fn, set, psync);
         shoal_get(fn, dest, dest, bytes, shoal_peset_world(set, h->leader));
     }
 }
@@ -170,20 +170,20 @@ void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync
     if (count == 0)
         return;
     shoal_coll_check_dest(fn, dest, count * op->elem);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     if (reduce_across_hosts(fn, set, psync, dest, source, count, op)) {
-        shoal_barrier(set, psync); /* members are done reading their leader's dest */
+        shoal_barrier(fn, set, psync); /* members are done reading their leader's dest */
         return;
     }
     if (set->size >= 3 && count * op->elem >= shoal_env.reduce_two_shot_bytes &&
         count >= (size_t)set->size) {
         reduce_two_shot(fn, set, psync, dest, source, count, op);
-        shoal_barrier(set, psync);
+        shoal_barrier(fn, set, psync);
         return;
     }
     reduce_one_shot(fn, set, psync, dest, source, count, op, 0, set->size - 1);
     if (dest != source)
-        shoal_barrier(set, psync); /* others may still read my source */
+        shoal_barrier(fn, set, psync); /* others may still read my source */
 }
 
 void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
@@ -194,14 +194,14 @@ void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, 
     if (count == 0)
         return;
     shoal_coll_check_dest(fn, dest, count * op->elem);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     if (last < 0) {
         /* The exclusive scan of the first PE is the sum of nothing: zero. */
-        shoal_barrier(set, psync);
+        shoal_barrier(fn, set, psync);
         memset(dest, 0, count * op->elem);
         return;
     }
     reduce_one_shot(fn, set, psync, dest, source, count, op, 0, last);
     if (dest != source)
-        shoal_barrier(set, psync);
+        shoal_barrier(fn, set, psync);
 }

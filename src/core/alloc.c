@@ -29,7 +29,7 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
     shoal.internal->alloc_args[slot][1] = align;
     shoal.internal->alloc_args[slot][2] = (uint64_t)shoal_check_on;
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     /* Through the core RMA path, so PE 0 may be on another host. */
     uint64_t root[3];
     shoal_get(fn, root, shoal.internal->alloc_args[slot], sizeof(root), 0);
@@ -96,7 +96,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
         free_block(fn, old);
     }
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     pthread_mutex_unlock(&shoal.lock);
     return ptr;
 }
@@ -107,7 +107,7 @@ void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align)
     pthread_mutex_lock(&shoal.lock);
     check_same_args(fn, size, align);
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     pthread_mutex_unlock(&shoal.lock);
 }
 
@@ -118,13 +118,13 @@ void shoal_free_collective(const char *fn, void *ptr)
     shoal_check_coll(fn, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0, 0);
     /* Every PE must be done with the block before anyone may reuse it. */
     shoal_quiet(fn);
-    shoal_sync_world();
+    shoal_sync_world(fn);
     if (ptr != NULL && free_block(fn, ptr) != SHOAL_OK)
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
                     "shmem_realloc, or was already freed",
                     fn, ptr);
     if (shoal_check_on)
-        shoal_sync_world(); /* poisoned everywhere before any PE can write into it */
+        shoal_sync_world(fn); /* poisoned everywhere before any PE can write into it */
     pthread_mutex_unlock(&shoal.lock);
 }
 

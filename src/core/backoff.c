@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "core/backoff.h"
+#include "core/hang.h"
 #include "util/env.h"
 
 uint32_t shoal_wait_spin = 512;
@@ -27,8 +28,13 @@ void shoal_backoff_slow(shoal_backoff_t *b)
      * sleeping: waking from a sleep adds ~20 us to each of their requests. */
     if (shoal_net != NULL && shoal_net->ops->progress(shoal_net) != 0)
         b->yield_start_ns = b->sleep_ns = 0;
-    if (b->yield_start_ns == 0)
+    if (b->yield_start_ns == 0) {
         b->yield_start_ns = now_ns();
+        if (b->what != NULL && !b->recorded) { /* from now on a hang report shows it */
+            shoal_hang_enter(b->what, b->yield_start_ns);
+            b->recorded = 1;
+        }
+    }
     if (b->sleep_ns == 0) {
         if ((b->polls & 63) != 0 ||
             now_ns() - b->yield_start_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {

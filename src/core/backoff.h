@@ -11,13 +11,20 @@
 
 #include "transport/transport.h"
 
+struct shoal_hang_what;
+
 typedef struct {
     uint32_t polls;
-    uint64_t yield_start_ns; /* 0 until yielding starts */
     uint32_t sleep_ns;
+    uint64_t yield_start_ns; /* 0 until yielding starts */
+    /* What the wait is, for hang reports (core/hang.h): published when the
+     * wait first yields, so a wait that ends while spinning costs nothing. */
+    const struct shoal_hang_what *what;
+    int recorded; /* published: the wait calls shoal_hang_leave when it ends */
 } shoal_backoff_t;
 
-#define SHOAL_BACKOFF_INIT {0, 0, 0}
+#define SHOAL_BACKOFF_INIT {0, 0, 0, NULL, 0}
+#define SHOAL_BACKOFF_FOR(what_p) {0, 0, 0, (what_p), 0}
 
 /* Called after each unsuccessful poll. */
 void shoal_backoff_slow(shoal_backoff_t *b);

@@ -12,29 +12,55 @@
 #include "core/amo.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/hang.h"
 #include "core/team.h"
 
-void shoal_wait_count(uint64_t *word, uint64_t n)
+/* Waits until psync[w] reaches n, then takes n from it. A wait that comes
+ * to yield says what it waits for (hang.h) until it ends. */
+static void count_wait(shoal_hang_kind_t kind, const char *fn, const shoal_peset_t *set,
+                       uint64_t *psync, int w, uint64_t n, int root)
 {
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < n)
-        shoal_backoff(&b);
+    uint64_t *word = &psync[w];
+    if (__atomic_load_n(word, __ATOMIC_ACQUIRE) < n) {
+        const shoal_hang_what_t what = {.kind = kind,
+                                        .fn = fn,
+                                        .addr = word,
+                                        .value = n,
+                                        .set_start = set->start,
+                                        .set_stride = set->stride,
+                                        .set_size = set->size,
+                                        .set_index = set->my_index,
+                                        .psync = psync,
+                                        .word = w,
+                                        .root = root};
+        shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
+        do
+            shoal_backoff(&b);
+        while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < n);
+        if (b.recorded)
+            shoal_hang_leave();
+    }
     __atomic_fetch_sub(word, n, __ATOMIC_ACQ_REL);
 }
 
-void shoal_barrier(const shoal_peset_t *set, uint64_t *psync)
+void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w,
+                      uint64_t n, int root)
+{
+    count_wait(SHOAL_HANG_COUNT, fn, set, psync, w, n, root);
+}
+
+void shoal_barrier(const char *fn, const shoal_peset_t *set, uint64_t *psync)
 {
     const int n = set->size, me = set->my_index;
     for (int round = 0, dist = 1; dist < n; round++, dist <<= 1) {
         const uint64_t one = 1;
         int to = shoal_peset_world(set, (me + dist) % n);
-        shoal_amo("barrier", SHOAL_AMO_SYNC_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL,
-                  to);
-        shoal_wait_count(&psync[round], 1);
+        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL, to);
+        count_wait(SHOAL_HANG_BARRIER, fn, set, psync, round, 1, -1);
     }
 }
 
-void shoal_sync_world(void)
+void shoal_sync_world(const char *fn)
 {
-    shoal_barrier(&shoal_team_world.set, shoal_team_psync(&shoal_team_world));
+    shoal_barrier(fn, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }

@@ -7,16 +7,19 @@
 #include "core/rma.h"
 #include "core/team.h"
 
-/* Dissemination barrier over `set`: ceil(log2 N) rounds of one remote
+/* Dissemination barrier over `set` (on behalf of the call `fn`): ceil(log2 N) rounds of one remote
  * atomic add and one local wait on the counting semaphores psync[0..],
  * which return to zero, so a user's pSync is left as it was given. */
-void shoal_barrier(const shoal_peset_t *set, uint64_t *psync);
+void shoal_barrier(const char *fn, const shoal_peset_t *set, uint64_t *psync);
 
 /* The barrier of all PEs, on SHMEM_TEAM_WORLD's slot (library use). */
-void shoal_sync_world(void);
+void shoal_sync_world(const char *fn);
 
-/* Waits until the local counter `word` reaches n, then takes n from it. */
-void shoal_wait_count(uint64_t *word, uint64_t n);
+/* Waits until the local counter psync[w] reaches n, then takes n from it.
+ * `fn`, the set and the root (an index in the set, or -1) only describe
+ * the wait to a hang report (core/hang.h). */
+void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w,
+                      uint64_t n, int root);
 
 /* Completes every outstanding operation of this PE. On a host, stores are
  * complete once issued; the fence keeps the compiler and CPU from moving

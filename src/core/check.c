@@ -91,7 +91,7 @@ void shoal_check_coll_slow(const char *fn, const shoal_peset_t *set, uint64_t *p
     const unsigned parity = (unsigned)(mine.seq & 1);
     memcpy(area->check[parity], &mine, sizeof(mine));
     shoal_quiet(fn);
-    shoal_barrier(set, psync);
+    shoal_barrier(fn, set, psync);
     if (set->my_index == 0)
         return;
     const int first = shoal_peset_world(set, 0);

@@ -21,6 +21,7 @@
 #include "core/barrier.h"
 #include "core/check.h"
 #include "core/error.h"
+#include "core/hang.h"
 #include "core/hosts.h"
 #include "core/init.h"
 #include "core/state.h"
@@ -220,6 +221,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal_trace_init(); /* opens the inline lookups' table */
     if (shoal_check_on)
         shoal.route_fast.npes = 0; /* check mode checks every transfer (core/rma.c) */
+    shoal_hang_start();
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
     pthread_mutex_unlock(&shoal.lock);
@@ -250,9 +252,13 @@ void shoal_finalize(void)
     shoal_trace_finalize(); /* collective: writes the trace and the profile */
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
+    shoal_hang_simple(SHOAL_HANG_FINALIZE, "shmem_finalize");
     shoal_bootstrap_barrier(&shoal.bs);
     if (shoal_check_on)
         shoal_check_heap_finalize("shmem_finalize");
+    shoal_hang_leave();
+    __atomic_store_n(&shoal.internal->hang.finalizing, 1, __ATOMIC_RELAXED);
+    shoal_hang_stop(); /* before the records go with the heap */
     shoal.initialized = 0;
     shoal.finalized = 1;
     SHOAL_NPES = 0; /* closes the data path */

@@ -10,6 +10,7 @@
 #include "core/amo.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/hang.h"
 #include "core/lock.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ticket layout assumes little-endian");
@@ -31,9 +32,20 @@ void shoal_lock_set(const char *fn, long *lock)
     uint64_t one = TICKET_ONE, old;
     shoal_amo(fn, SHOAL_AMO_FETCH_ADD, lock, sizeof(uint64_t), &one, NULL, &old, LOCK_HOME_PE);
     uint32_t ticket = (uint32_t)(old >> 32);
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while ((uint32_t)lock_fetch(fn, lock) != ticket)
+    if ((uint32_t)lock_fetch(fn, lock) == ticket) {
+        shoal_hang_lock_taken(lock, ticket);
+        return;
+    }
+    /* Held by others: what this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {
+        .kind = SHOAL_HANG_LOCK, .fn = fn, .addr = lock, .value = ticket};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
+    do
         shoal_backoff(&b);
+    while ((uint32_t)lock_fetch(fn, lock) != ticket);
+    if (b.recorded)
+        shoal_hang_leave();
+    shoal_hang_lock_taken(lock, ticket);
 }
 
 int shoal_lock_test(const char *fn, long *lock)
@@ -43,12 +55,16 @@ int shoal_lock_test(const char *fn, long *lock)
         return 1; /* held, or others are queued */
     uint64_t next = v + TICKET_ONE, seen;
     shoal_amo(fn, SHOAL_AMO_CSWAP, lock, sizeof(uint64_t), &next, &v, &seen, LOCK_HOME_PE);
-    return seen == v ? 0 : 1;
+    if (seen != v)
+        return 1;
+    shoal_hang_lock_taken(lock, (uint32_t)(v >> 32));
+    return 0;
 }
 
 void shoal_lock_clear(const char *fn, long *lock)
 {
     shoal_quiet(fn); /* what was done under the lock is complete before it is released */
+    shoal_hang_lock_released(lock);
     /* Serve the next ticket: a 32-bit add on the low half never carries into the tickets
      * (little-endian: the low half comes first, at the lock's own address). A plain add,
      * which the next quiet (every barrier_all starts with one) completes, not a

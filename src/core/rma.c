@@ -3,6 +3,7 @@
  * transport), strided RMA, and the transport's error path.
  */
 #include "core/check.h"
+#include "core/hang.h"
 #include "core/rma.h"
 #include "core/trace.h"
 
@@ -115,21 +116,27 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
 
 void shoal_net_quiet(const char *fn)
 {
+    shoal_hang_simple(SHOAL_HANG_NET, fn);
     shoal_status_t status = shoal_net->ops->quiet(shoal_net);
+    shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 {
+    shoal_hang_simple(SHOAL_HANG_NET, fn);
     shoal_status_t status = shoal_net->ops->pe_quiet(shoal_net, pes, npes);
+    shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
 }
 
 void shoal_net_fence(const char *fn)
 {
+    shoal_hang_simple(SHOAL_HANG_NET, fn);
     shoal_status_t status = shoal_net->ops->fence(shoal_net);
+    shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "bootstrap/bootstrap.h"
+#include "core/hang.h"
 #include "mem/heap.h"
 #include "mem/route.h"
 #include "mem/segment.h"
@@ -48,6 +49,8 @@ typedef struct {
     uint64_t alloc_args[2][3] __attribute__((aligned(64))); /* size, align, check mode */
     /* Team slots this PE has free, published while a team is being split. */
     uint64_t team_free[SHOAL_TEAMS_LIMIT / 64] __attribute__((aligned(64)));
+    /* What this PE's threads are blocked in, for hang reports (core/hang.h). */
+    shoal_hang_pe_t hang __attribute__((aligned(64)));
     /* One synchronization area per team slot (predefined + SHOAL_TEAMS_MAX). */
     shoal_psync_t team_psync[];
 } shoal_internal_t;

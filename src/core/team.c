@@ -141,7 +141,7 @@ static int agree_on_slot(const struct shoal_team *parent)
     const int words = SHOAL_TEAMS_LIMIT / 64;
     for (int w = 0; w < words; w++)
         shoal.internal->team_free[w] = ~slots_used[w];
-    shoal_barrier(&parent->set, shoal_team_psync(parent));
+    shoal_barrier("shmem_team_split", &parent->set, shoal_team_psync(parent));
     uint64_t common[SHOAL_TEAMS_LIMIT / 64];
     memcpy(common, shoal.internal->team_free, sizeof(common));
     for (int i = 0; i < parent->set.size; i++) {
@@ -152,7 +152,7 @@ static int agree_on_slot(const struct shoal_team *parent)
             common[w] &= theirs[w];
     }
     /* Nobody may overwrite its bitmap before everyone has read it. */
-    shoal_barrier(&parent->set, shoal_team_psync(parent));
+    shoal_barrier("shmem_team_split", &parent->set, shoal_team_psync(parent));
     for (int w = 0; w < words; w++)
         if (common[w] != 0)
             return w * 64 + __builtin_ctzll(common[w]);

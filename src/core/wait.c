@@ -5,6 +5,7 @@
 
 #include "core/backoff.h"
 #include "core/error.h"
+#include "core/hang.h"
 #include "core/wait.h"
 
 void shoal_check_cmp(const char *fn, int cmp)
@@ -63,12 +64,26 @@ int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
     return compare(cmp, dt, load_widened(ivar, dt), value);
 }
 
+/* Out of line, so that a wait satisfied at once keeps a lean prologue. */
+static __attribute__((noinline)) void wait_one_slow(const char *fn, const void *ivar,
+                                                    shoal_dtype_t dt, int cmp, uint64_t value)
+{
+    /* What this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {
+        .kind = SHOAL_HANG_WAIT, .fn = fn, .addr = ivar, .value = value, .cmp = cmp, .dt = dt};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
+    do
+        shoal_backoff(&b);
+    while (!compare(cmp, dt, load_widened(ivar, dt), value));
+    if (b.recorded)
+        shoal_hang_leave();
+}
+
 void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
 {
     shoal_check_cmp(fn, cmp);
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
-    while (!compare(cmp, dt, load_widened(ivar, dt), value))
-        shoal_backoff(&b);
+    if (!compare(cmp, dt, load_widened(ivar, dt), value))
+        wait_one_slow(fn, ivar, dt, cmp, value);
 }
 
 /* Where this thread's next ANY scan starts: one past the index it returned
@@ -119,12 +134,26 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
     if (mode == SHOAL_WAIT_SOME && indices == NULL)
         shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
 
-    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    /* What this thread waits for, should it come to yield (hang.h). */
+    const shoal_hang_what_t what = {.kind = SHOAL_HANG_WAIT_SET,
+                                    .fn = fn,
+                                    .addr = ivars,
+                                    .value = value,
+                                    .cmp = cmp,
+                                    .dt = dt,
+                                    .mode = mode,
+                                    .nelems = nelems,
+                                    .status = status,
+                                    .values = values};
+    shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
     for (;;) {
         size_t r = scan(mode, ivars, nelems, indices, status, dt, cmp, value, values);
         int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
-        if (done || !block)
+        if (done || !block) {
+            if (b.recorded)
+                shoal_hang_leave();
             return r;
+        }
         shoal_backoff(&b);
     }
 }

@@ -63,6 +63,13 @@
       "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")   \
     X(SHOAL_WAIT_SLEEP_US, uint, wait_sleep_us, "50",                                          \
       "Longest sleep between polls of a PE that has waited long; bounds the added latency.")   \
+    X(SHOAL_HANG_TIMEOUT, uint, hang_timeout, "0",                                             \
+      "Seconds a PE may stay blocked in one Shoal wait (barrier, collective, wait_until, "     \
+      "lock, quiet, finalize) before every PE of its host prints where it is blocked and "     \
+      "the host's lowest PE names the likely culprit (docs/debugging.md). 0: never.")          \
+    X(SHOAL_HANG_ABORT, bool, hang_abort, "1",                                                 \
+      "After a SHOAL_HANG_TIMEOUT report, end the job with status 124; 0 keeps it waiting "    \
+      "(to attach a debugger).")                                                               \
     X(SHOAL_NODE, string, node, "",                                                            \
       "Host identity of this PE: PEs with the same value share memory, PEs with different "    \
       "values talk through the network transport. Empty: hostname, boot id and network "       \

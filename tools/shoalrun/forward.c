@@ -53,6 +53,7 @@ static void take_lines(sr_stream_t *s, bool eof)
         if (nl == NULL)
             break;
         size_t end = (size_t)(nl - s->buf) + 1;
+        sr_hang_note_line(s->buf + start, end - start);
         append_piece(s, s->buf + start, end - start);
         s->mid_line = false;
         start = end;

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bootstrap/launcher_report.h"
 #include "shoalrun.h"
 
 /* What a pollfd in the loop belongs to. */
@@ -139,6 +140,11 @@ static void report_after_finalize(sr_job_t *job)
 
 static void on_signal(sr_job_t *job, int sig)
 {
+    if (sig == SHOAL_HANG_SIGNAL) { /* a request for hang reports (hang.c) */
+        sr_msg("received SIG%s; asking the PEs for their hang reports (%d processes)",
+               sigabbrev_np(sig), sr_hang_ask(job));
+        return;
+    }
     if (job->state == SR_JOB_RUNNING) {
         sr_job_end(job, 128 + sig, sig, SR_SIGNAL_GRACE_S, "received SIG%s; ending the job",
                    sigabbrev_np(sig));
@@ -170,7 +176,16 @@ static void on_deadlines(sr_job_t *job)
     double now = sr_now();
 
     if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0 &&
-        now >= job->start_time + job->opts->timeout_s) {
+        now >= job->start_time + job->opts->timeout_s && job->hang_asked_at == 0) {
+        /* First the PEs still in Shoal say where they are (hang.c). */
+        int asked = sr_hang_ask(job);
+        job->hang_asked_at = asked > 0 ? now : now - SR_HANG_GRACE_S; /* none: end now */
+        if (asked > 0)
+            sr_msg("timeout after %g s; asking the PEs for their hang reports",
+                   job->opts->timeout_s);
+    }
+    if (job->state == SR_JOB_RUNNING && job->hang_asked_at > 0 &&
+        (sr_hang_all_reported(job) || now >= job->hang_asked_at + SR_HANG_GRACE_S)) {
         /* Up to SR_MAX_NPES numbers of up to 5 characters. */
         static char list[SR_MAX_NPES * 6 + 1];
         size_t len = 0;
@@ -192,7 +207,9 @@ static int poll_timeout_ms(const sr_job_t *job)
 {
     double next;
 
-    if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0)
+    if (job->state == SR_JOB_RUNNING && job->hang_asked_at > 0)
+        next = sr_hang_all_reported(job) ? sr_now() : job->hang_asked_at + SR_HANG_GRACE_S;
+    else if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0)
         next = job->start_time + job->opts->timeout_s;
     else if (job->state == SR_JOB_ENDING && job->kill_at > 0)
         next = job->kill_at;
@@ -321,6 +338,7 @@ int main(int argc, char **argv)
     sigaddset(&handled, SIGINT);
     sigaddset(&handled, SIGTERM);
     sigaddset(&handled, SIGHUP);
+    sigaddset(&handled, SHOAL_HANG_SIGNAL);
     sigprocmask(SIG_BLOCK, &handled, &job.child_sigmask);
     sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
     if (sigfd < 0) {

@@ -182,6 +182,7 @@ typedef struct {
     sr_job_state_t state;
     int exit_status;
     double kill_at; /* when ENDING: time to send SIGKILL; 0 once sent */
+    double hang_asked_at; /* --timeout passed: when the PEs were asked for hang reports */
 } sr_job_t;
 
 /* Decides the job's exit status (the first decision wins), prints `why` to
@@ -203,6 +204,19 @@ void sr_proc_signal_all(sr_job_t *job, int sig);
 sr_pe_t *sr_proc_reap(sr_job_t *job);
 /* Last resort after a fatal launcher error: SIGKILL, reap, exit(1). */
 void sr_proc_emergency_exit(void) __attribute__((noreturn));
+
+/* ---- hang.c --------------------------------------------------------------- */
+
+/* How long a job that timed out waits for the PEs' hang reports. */
+#define SR_HANG_GRACE_S 3.0
+
+/* Sends SIGUSR1 to every process of the job that catches it (the PEs in
+ * Shoal) and forgets earlier reports; returns how many were asked. */
+int sr_hang_ask(sr_job_t *job);
+/* forward.c passes every line a PE writes: notes the ends of reports. */
+void sr_hang_note_line(const char *line, size_t len);
+/* Whether every PE still running in Shoal has ended a report since the ask. */
+bool sr_hang_all_reported(const sr_job_t *job);
 
 /* ---- server.c ------------------------------------------------------------- */
 

@@ -1,0 +1,103 @@
+/*
+ * Programs that hang on purpose, for the hang reports (tests/hang), and one
+ * that does not. Usage: hang_prog CASE [MARK]; MARK only tags the processes.
+ *   barrier-missing  the last PE waits on a flag nobody sets while the
+ *                    others are in shmem_barrier_all
+ *   wait-global      PE 0 waits on a global flag nobody sets; the others
+ *                    go on to shmem_finalize
+ *   wait-heap        the same with a flag in the symmetric heap
+ *   bcast-root       a broadcast in which PE 1 passes another root
+ *   lock-held        PE 0 takes a lock and waits on a flag nobody sets; the
+ *                    others wait for the lock
+ *   busy             no hang: a ring of puts and barriers for about two
+ *                    seconds, checked; prints "PE n ok" at the end
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <shmem.h>
+
+long hang_flag;     /* nobody sets it */
+long hang_lock;     /* lock-held */
+long ring_slot[64]; /* busy: what the left neighbour put */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: hang_prog CASE [MARK]\n");
+        return 2;
+    }
+    const char *c = argv[1];
+    shmem_init();
+    const int me = shmem_my_pe(), npes = shmem_n_pes();
+    printf("PE %d started\n", me);
+    fflush(stdout);
+    shmem_barrier_all();
+
+    if (strcmp(c, "barrier-missing") == 0) {
+        if (me == npes - 1)
+            shmem_long_wait_until(&hang_flag, SHMEM_CMP_EQ, 1);
+        shmem_barrier_all();
+    } else if (strcmp(c, "wait-global") == 0) {
+        if (me == 0)
+            shmem_long_wait_until(&hang_flag, SHMEM_CMP_EQ, 1);
+    } else if (strcmp(c, "wait-heap") == 0) {
+        long *flags = shmem_calloc(8, sizeof(long));
+        if (me == 0)
+            shmem_long_wait_until(&flags[3], SHMEM_CMP_NE, 0);
+    } else if (strcmp(c, "bcast-root") == 0) {
+        static long src[4], dst[4];
+        for (int i = 0; i < 4; i++)
+            src[i] = me * 10 + i;
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, me == 1 ? 1 : 0);
+    } else if (strcmp(c, "lock-held") == 0) {
+        if (me == 0) {
+            shmem_set_lock(&hang_lock);
+            shmem_barrier_all(); /* the others queue after PE 0 */
+            shmem_long_wait_until(&hang_flag, SHMEM_CMP_EQ, 1);
+        } else {
+            shmem_barrier_all();
+            shmem_set_lock(&hang_lock);
+        }
+    } else if (strcmp(c, "busy") == 0) {
+        /* Each round every PE puts (round, me) into its right neighbour's
+         * slot, and checks what its left neighbour put. */
+        const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+        const double end = now_s() + 2.0;
+        long round = 0, bad = 0;
+        int done = 0;
+        while (!done) {
+            long v = round * 1000 + me;
+            shmem_long_put(&ring_slot[round % 64], &v, 1, right);
+            shmem_barrier_all();
+            if (ring_slot[round % 64] != round * 1000 + left)
+                bad++;
+            round++;
+            /* PE 0 decides when to stop, so every PE runs the same rounds. */
+            static int stop_all;
+            if (me == 0)
+                stop_all = now_s() > end;
+            shmem_barrier_all();
+            done = shmem_int_g(&stop_all, 0);
+            shmem_barrier_all();
+        }
+        printf("PE %d %s after %ld rounds\n", me, bad ? "FAILED" : "ok", round);
+        shmem_finalize();
+        return bad ? 1 : 0;
+    } else {
+        fprintf(stderr, "hang_prog: unknown case %s\n", c);
+        return 2;
+    }
+    printf("PE %d FAILED: %s did not hang\n", me, c);
+    shmem_finalize();
+    return 1;
+}

@@ -1,0 +1,144 @@
+#!/bin/bash
+# Hang reports of programs that hang on purpose (hang_prog.c). Usage:
+#   run_hang.sh SHOALRUN HANG_PROG CASE NPES HOW
+# HOW: shoalrun  the job runs under shoalrun --timeout, which asks every PE
+#                for its report before it ends the job (status 124);
+#      env       SHOAL_HANG_TIMEOUT=2: the lowest PE of the host notices,
+#                asks the others and ends the job (status 124);
+#      signal    CASE busy (no hang): SIGUSR1 to shoalrun three times while
+#                it runs; the program must still finish correctly.
+# Checks that the reports name the PE, the call and the values, that the
+# job ends, and that no process or /dev/shm file is left behind.
+set -u
+export LC_ALL=C
+
+# shellcheck disable=SC2034  # used by test_lib.sh
+SHOALRUN=$1
+PROG=$2
+CASE=$3
+NP=$4
+HOW=$5
+# shellcheck source-path=SCRIPTDIR source=../launcher/test_lib.sh
+. "$(dirname "$0")/../launcher/test_lib.sh"
+
+FOREIGN_SHM='^vader_segment\.'
+find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.before"
+expect_no_new_shm() {
+    find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.after"
+    local new
+    new=$(comm -13 "$TMP/shm.before" "$TMP/shm.after" | grep -vE "$FOREIGN_SHM")
+    [ -z "$new" ] || fail "left behind in /dev/shm: $new"
+}
+
+# expect_some FILE REGEX: at least one whole line matches.
+expect_some() {
+    grep -qxE -- "$2" "$1" || fail "$(basename "$1") has no line matching /$2/"
+}
+
+# HOW shoalrun-hosts2: under shoalrun --timeout on two pretend hosts
+# (SHOAL_NODE by tests/multihost/as_host.sh): the verdict comes from the
+# lowest PE of the culprit's host.
+LAUNCH=("$PROG")
+LEADER=0
+if [ "$HOW" = shoalrun-hosts2 ]; then
+    export SHOAL_TEST_HOSTS=2
+    LAUNCH=("$(dirname "$0")/../multihost/as_host.sh" "$PROG")
+    LEADER=$(((NP - 1) % 2))
+    HOW=shoalrun
+fi
+LAST=$((NP - 1))
+H='shoal\[PE ([0-9]+)\] hang: '
+
+case $HOW in
+shoalrun)
+    # 4 s: every PE (8 on 2 loaded CPUs) is in its hang by then.
+    run -n "$NP" --timeout 4 "${LAUNCH[@]}" "$CASE" "$MARK"
+    expect_rc 124
+    expect_line "$TMP/err" "shoalrun: timeout after 4 s; asking the PEs for their hang reports"
+    expect_some "$TMP/err" "shoalrun: timeout after 4 s; PEs still running: .*"
+    ;;
+env)
+    SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    expect_rc 124
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: PE [0-9]+ has been blocked for more than SHOAL_HANG_TIMEOUT=2 s; ending the job \(status 124; SHOAL_HANG_ABORT=0 keeps it waiting\)"
+    ;;
+signal)
+    start_bg "$NP" '^PE [0-9]+ started$' -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    for _ in 1 2 3; do
+        sleep 0.3
+        kill -USR1 "$BG"
+    done
+    wait_bg
+    expect_rc 0
+    expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
+    expect_line "$TMP/err" "shoalrun: received SIGUSR1; asking the PEs for their hang reports \([0-9]+ processes\)" 3
+    # Every report is complete, and each PE made some (the first request may
+    # come before a PE's library is up; from then on each one answers).
+    for ((pe = 0; pe < NP; pe++)); do
+        expect_some "$TMP/err" "shoal\[PE $pe\] hang: end of hang report of PE $pe"
+    done
+    n_begin=$(grep -cE "^${H}report of PE" "$TMP/err")
+    n_end=$(grep -cE "^${H}end of hang report of PE" "$TMP/err")
+    [ "$n_begin" -eq "$n_end" ] || fail "$n_begin reports began, $n_end ended"
+    expect_no_leftovers
+    expect_no_new_shm
+    echo "PASS [$CASE np$NP $HOW]"
+    exit 0
+    ;;
+*)
+    echo "unknown HOW $HOW"
+    exit 2
+    ;;
+esac
+
+# Every PE reported, completely.
+for ((pe = 0; pe < NP; pe++)); do
+    expect_line "$TMP/err" "shoal\[PE $pe\] hang: report of PE $pe of $NP \(host .*, pid [0-9]+\), .*"
+    expect_line "$TMP/err" "shoal\[PE $pe\] hang: end of hang report of PE $pe"
+done
+
+WORLD="SHMEM_TEAM_WORLD \[PEs 0\.\.$LAST\]"
+case $CASE in
+barrier-missing)
+    expect_line "$TMP/err" "shoal\[PE $LEADER\] hang: verdict: PE $LAST has not entered shmem_barrier_all on $WORLD; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    for ((pe = 0; pe < LAST; pe++)); do
+        expect_line "$TMP/err" "shoal\[PE $pe\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_barrier_all on $WORLD"
+        if [ "${#LAUNCH[@]}" -eq 1 ] || [ $((pe % 2)) -eq $((LAST % 2)) ]; then
+            expect_line "$TMP/err" "shoal\[PE $pe\] hang:     PE $LAST has not arrived: in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+        else
+            expect_line "$TMP/err" "shoal\[PE $pe\] hang:     on other hosts, not visible here: PEs .*"
+        fi
+    done
+    expect_line "$TMP/err" "shoal\[PE $LAST\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    expect_line "$TMP/err" "shoal\[PE $LAST\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
+    ;;
+wait-global)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE 0 has not entered shmem_finalize; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    expect_line "$TMP/err" "shoal\[PE 0\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
+    expect_line "$TMP/err" "${H}  thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_finalize, in its barrier: waiting for every PE to call shmem_finalize" "$LAST"
+    ;;
+wait-heap)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE 0 has not entered shmem_finalize; it is in shmem_long_wait_until\(&ivar, SHMEM_CMP_NE, 0\) with \*ivar = 0"
+    expect_line "$TMP/err" "shoal\[PE 0\] hang:     address 0x[0-9a-f]+: symmetric heap offset 24, in the allocation of 64 bytes at heap offset 0; 8-byte signed"
+    ;;
+bcast-root)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: the PEs disagree on the root of shmem_long_broadcast on $WORLD: PE 0 passes root 0, PE 1 passes root 1"
+    expect_line "$TMP/err" "shoal\[PE 1\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_broadcast on $WORLD with root 1"
+    expect_line "$TMP/err" "${H}  thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_broadcast on $WORLD with root 0" "$LAST"
+    ;;
+lock-held)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PEs? [0-9, ]+ waits? in shmem_set_lock for hang_lock; PE 0 holds it and is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    expect_line "$TMP/err" "shoal\[PE 0\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
+    for ((pe = 1; pe < NP; pe++)); do
+        expect_line "$TMP/err" "shoal\[PE $pe\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_set_lock\(&hang_lock\) waiting for ticket [1-9][0-9]*, ticket 0 served now \($NP handed out\)"
+        expect_line "$TMP/err" "shoal\[PE $pe\] hang:     address 0x[0-9a-f]+: global 'hang_lock'"
+    done
+    ;;
+*)
+    echo "unknown case $CASE"
+    exit 2
+    ;;
+esac
+expect_no_leftovers
+expect_no_new_shm
+echo "PASS [$CASE np$NP $HOW]"
