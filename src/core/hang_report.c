@@ -107,8 +107,9 @@ static where_t locate(int pe, const shoal_hang_pe_t *h, uint64_t addr, size_t le
     for (int r = 0; r < 2; r++) {
         uint64_t off = addr - h->row_base[r];
         if (off < h->row_size[r] && len <= h->row_size[r] - off) {
-            uintptr_t base = pe == SHOAL_MY_PE ? shoal.route.row[r].base
-                                               : shoal_route_peer_base(&shoal.route, pe, r);
+            uintptr_t base = pe == SHOAL_MY_PE
+                                 ? shoal.route.row[r].base
+                                 : shoal_route_peer_map(&shoal.route, pe, (unsigned)r);
             w.row = r;
             w.off = off;
             w.ptr = base ? (const void *)(base + off) : NULL;
@@ -328,8 +329,9 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
         /* The lock word lives on PE 0. */
         where_t w0 = w;
         if (w.row >= 0) {
-            uintptr_t base = SHOAL_MY_PE == 0 ? shoal.route.row[w.row].base
-                                              : shoal_route_peer_base(&shoal.route, 0, w.row);
+            uintptr_t base = SHOAL_MY_PE == 0
+                                 ? shoal.route.row[w.row].base
+                                 : shoal_route_peer_map(&shoal.route, 0, (unsigned)w.row);
             w0.ptr = base ? (const void *)(base + w.off) : NULL;
         }
         if (read_value(w0.ptr, 8, 0, &v) == 0)
