@@ -15,19 +15,6 @@ NP=$4
 # shellcheck source-path=SCRIPTDIR source=../launcher/test_lib.sh
 . "$(dirname "$0")/../launcher/test_lib.sh"
 
-# Open MPI's shared-memory files: the project runs oshrun side by side for
-# comparison, possibly at the same time as these tests.
-FOREIGN_SHM='^vader_segment\.'
-
-find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.before"
-
-expect_no_new_shm() {
-    find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.after"
-    local new
-    new=$(comm -13 "$TMP/shm.before" "$TMP/shm.after" | grep -vE "$FOREIGN_SHM")
-    [ -z "$new" ] || fail "left behind in /dev/shm: $new"
-}
-
 # Seconds from $1 (an EPOCHREALTIME value) to the end of the job.
 seconds_since() {
     awk -v a="$1" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }'

@@ -21,15 +21,6 @@ HOW=$5
 # shellcheck source-path=SCRIPTDIR source=../launcher/test_lib.sh
 . "$(dirname "$0")/../launcher/test_lib.sh"
 
-FOREIGN_SHM='^vader_segment\.'
-find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.before"
-expect_no_new_shm() {
-    find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.after"
-    local new
-    new=$(comm -13 "$TMP/shm.before" "$TMP/shm.after" | grep -vE "$FOREIGN_SHM")
-    [ -z "$new" ] || fail "left behind in /dev/shm: $new"
-}
-
 # expect_some FILE REGEX: at least one whole line matches.
 expect_some() {
     grep -qxE -- "$2" "$1" || fail "$(basename "$1") has no line matching /$2/"

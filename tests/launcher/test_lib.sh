@@ -91,3 +91,15 @@ wait_bg() {
     T_END=$EPOCHREALTIME
 }
 
+# /dev/shm as it was when the script started, and a failure for anything the
+# job left there (tests that end jobs abnormally call it last). Open MPI's
+# shared-memory files are ignored: the project runs oshrun side by side for
+# comparison, possibly at the same time as these tests.
+FOREIGN_SHM='^vader_segment\.'
+find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.before"
+expect_no_new_shm() {
+    find /dev/shm -mindepth 1 -maxdepth 1 -printf '%f\n' | sort >"$TMP/shm.after"
+    local new
+    new=$(comm -13 "$TMP/shm.before" "$TMP/shm.after" | grep -vE "$FOREIGN_SHM")
+    [ -z "$new" ] || fail "left behind in /dev/shm: $new"
+}
