@@ -17,8 +17,6 @@ void shoal_log(shoal_log_level_t level, const char *fmt, ...)
     (void)fmt;
 }
 
-unsigned shoal_log_subsys = ~0u;
-
 int shoal_log_subsys_on(const char *file)
 {
     (void)file;

@@ -138,19 +138,28 @@ static shoal_status_t check_key(const char *op, const char *key, size_t *len_p)
     return SHOAL_OK;
 }
 
+/* A key and the value published under it (put, allgather). */
+static shoal_status_t check_entry(const char *op, const char *key, size_t value_len,
+                                  size_t *key_len_p)
+{
+    if (check_key(op, key, key_len_p) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (value_len > SHOAL_LAUNCHER_MAX_VALUE) {
+        SHOAL_ERROR("bootstrap %s: value of key '%s' has %zu bytes; the launcher takes at "
+                    "most %u",
+                    op, key, value_len, SHOAL_LAUNCHER_MAX_VALUE);
+        return SHOAL_ERR_INVALID;
+    }
+    return SHOAL_OK;
+}
+
 static shoal_status_t launcher_put(shoal_bootstrap_t *bs, const char *key, const void *value,
                                    size_t len)
 {
     size_t key_len;
 
-    if (check_key("put", key, &key_len) != SHOAL_OK)
+    if (check_entry("put", key, len, &key_len) != SHOAL_OK)
         return SHOAL_ERR_INVALID;
-    if (len > SHOAL_LAUNCHER_MAX_VALUE) {
-        SHOAL_ERROR("bootstrap put: value of key '%s' has %zu bytes; the launcher takes at "
-                    "most %u",
-                    key, len, SHOAL_LAUNCHER_MAX_VALUE);
-        return SHOAL_ERR_INVALID;
-    }
     send_locked(bs->priv, "put", SHOAL_LAUNCHER_MSG_PUT, 0, key, (uint32_t)key_len, value,
                 (uint32_t)len);
     return SHOAL_OK;
@@ -224,14 +233,8 @@ static shoal_status_t launcher_allgather(shoal_bootstrap_t *bs, const char *key,
     uint8_t *reply;
     size_t key_len;
 
-    if (check_key("allgather", key, &key_len) != SHOAL_OK)
+    if (check_entry("allgather", key, len, &key_len) != SHOAL_OK)
         return SHOAL_ERR_INVALID;
-    if (len > SHOAL_LAUNCHER_MAX_VALUE) {
-        SHOAL_ERROR("bootstrap allgather: value of key '%s' has %zu bytes; the launcher takes "
-                    "at most %u",
-                    key, len, SHOAL_LAUNCHER_MAX_VALUE);
-        return SHOAL_ERR_INVALID;
-    }
     pthread_mutex_lock(&l->lock);
     send_locked(l, "allgather", SHOAL_LAUNCHER_MSG_ALLGATHER, 0, key, (uint32_t)key_len, value,
                 (uint32_t)len);
@@ -246,11 +249,12 @@ static shoal_status_t launcher_allgather(shoal_bootstrap_t *bs, const char *key,
     recv_all(l, "allgather", reply, h.value_len);
     pthread_mutex_unlock(&l->lock);
 
-    /* Unpack in place: the values stay in `reply`, between their lengths. */
+    /* Unpack in place: each value moves down over the lengths before it
+     * (used <= at always), so `reply` becomes the packed data. */
     all.off = malloc(sizeof(*all.off) * ((size_t)bs->npes + 1));
-    all.data = malloc(h.value_len ? h.value_len : 1);
+    all.data = reply;
     size_t at = 0, used = 0;
-    for (int pe = 0; all.off != NULL && all.data != NULL && pe < bs->npes; pe++) {
+    for (int pe = 0; all.off != NULL && pe < bs->npes; pe++) {
         uint32_t n;
         if (h.value_len - at < sizeof(n))
             goto malformed;
@@ -259,12 +263,11 @@ static shoal_status_t launcher_allgather(shoal_bootstrap_t *bs, const char *key,
         if (n > h.value_len - at)
             goto malformed;
         all.off[pe] = used;
-        memcpy(all.data + used, reply + at, n);
+        memmove(all.data + used, reply + at, n);
         at += n;
         used += n;
     }
-    free(reply);
-    if (all.off == NULL || all.data == NULL) {
+    if (all.off == NULL) {
         SHOAL_ERROR("bootstrap allgather '%s': out of memory", key);
         shoal_bootstrap_gather_free(&all);
         return SHOAL_ERR_NOMEM;
@@ -273,8 +276,7 @@ static shoal_status_t launcher_allgather(shoal_bootstrap_t *bs, const char *key,
     *all_p = all;
     return SHOAL_OK;
 malformed:
-    free(reply);
-    shoal_bootstrap_gather_free(&all);
+    shoal_bootstrap_gather_free(&all); /* frees reply, which all.data is */
     SHOAL_ERROR("bootstrap allgather '%s': the launcher's answer (%u bytes) does not hold %d "
                 "values; exiting",
                 key, h.value_len, bs->npes);

@@ -318,6 +318,21 @@ static shoal_status_t check_key(const char *op, const char *key, size_t *len_p)
     return SHOAL_OK;
 }
 
+/* A key and the value published under it (put, allgather). */
+static shoal_status_t check_entry(const char *op, const char *key, size_t value_len,
+                                  size_t *key_len_p)
+{
+    if (check_key(op, key, key_len_p) != SHOAL_OK)
+        return SHOAL_ERR_INVALID;
+    if (value_len > SHOAL_STORE_MAX_VALUE) {
+        SHOAL_ERROR("bootstrap %s: value of key '%s' has %zu bytes; the config store takes at "
+                    "most %u",
+                    op, key, value_len, SHOAL_STORE_MAX_VALUE);
+        return SHOAL_ERR_INVALID;
+    }
+    return SHOAL_OK;
+}
+
 static shoal_status_t store_put(shoal_bootstrap_t *bs, const char *key, const void *value,
                                 size_t len)
 {
@@ -326,14 +341,8 @@ static shoal_status_t store_put(shoal_bootstrap_t *bs, const char *key, const vo
     size_t key_len;
     shoal_status_t status;
 
-    if (check_key("put", key, &key_len) != SHOAL_OK)
+    if (check_entry("put", key, len, &key_len) != SHOAL_OK)
         return SHOAL_ERR_INVALID;
-    if (len > SHOAL_STORE_MAX_VALUE) {
-        SHOAL_ERROR("bootstrap put: value of key '%s' has %zu bytes; the config store takes at "
-                    "most %u",
-                    key, len, SHOAL_STORE_MAX_VALUE);
-        return SHOAL_ERR_INVALID;
-    }
     m.u.put.key = shoal_store_span(key, key_len);
     m.u.put.value = shoal_store_span(value, len);
     pthread_mutex_lock(&c->lock);
@@ -404,14 +413,8 @@ static shoal_status_t store_allgather(shoal_bootstrap_t *bs, const char *key, co
     size_t key_len;
     uint32_t count;
 
-    if (check_key("allgather", key, &key_len) != SHOAL_OK)
+    if (check_entry("allgather", key, len, &key_len) != SHOAL_OK)
         return SHOAL_ERR_INVALID;
-    if (len > SHOAL_STORE_MAX_VALUE) {
-        SHOAL_ERROR("bootstrap allgather: value of key '%s' has %zu bytes; the config store "
-                    "takes at most %u",
-                    key, len, SHOAL_STORE_MAX_VALUE);
-        return SHOAL_ERR_INVALID;
-    }
     m.u.put.key = shoal_store_span(key, key_len);
     m.u.put.value = shoal_store_span(value, len);
     shoal_status_t status = request(c, &m, SHOAL_STORE_MSG_GATHERED, "allgather");

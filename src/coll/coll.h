@@ -52,14 +52,6 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
 
 
-/* Whether `psync` is a team's synchronization area (library memory, which
- * may keep state between calls) rather than a user's pSync array. */
-static inline int shoal_coll_is_team_psync(const uint64_t *psync)
-{
-    const char *p = (const char *)psync, *base = (const char *)shoal.internal;
-    return p >= base && p < base + shoal.internal_size;
-}
-
 /* Small fcollect (alltoall == 0) and alltoall (1) of the team forms on one
  * host, without a barrier; returns 0 where that does not apply (then the
  * caller uses its barrier algorithm). See collect.c. */

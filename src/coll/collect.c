@@ -53,7 +53,7 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
                              void *dest, const void *source, size_t nbytes, int alltoall)
 {
     if (shoal_hosts_of(fn, set)->nhosts > 1 || nbytes > PUSH_MAX_BYTES ||
-        !shoal_coll_is_team_psync(psync))
+        shoal_team_slot_of_psync(psync) < 0)
         return 0;
     const int n = set->size, me = set->my_index;
     const uint64_t calls = psync[SHOAL_PSYNC_PUSH_CALLS]++, one = 1;

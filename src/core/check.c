@@ -34,16 +34,6 @@ void shoal_check_team_new(int slot)
         seq_of_slot[slot] = 0;
 }
 
-/* The team slot whose psync area `psync` is, or -1 (a user's pSync). */
-static int slot_of(const uint64_t *psync)
-{
-    const char *p = (const char *)psync, *first = (const char *)shoal.internal->team_psync;
-    const char *end = (const char *)shoal.internal + shoal.internal_size;
-    if (p < first || p >= end || (size_t)(p - first) % sizeof(shoal_psync_t) != 0)
-        return -1;
-    return (int)((size_t)(p - first) / sizeof(shoal_psync_t));
-}
-
 void shoal_check_overlap(const char *fn, int is_put, const void *remote, const void *symmetric,
                          const void *local, size_t len, int pe)
 {
@@ -79,7 +69,7 @@ static void describe(char *out, size_t size, const check_desc_t *d)
 void shoal_check_coll_slow(const char *fn, const shoal_peset_t *set, uint64_t *psync, int root,
                            uint64_t nbytes, uint64_t extra)
 {
-    int slot = slot_of(psync);
+    int slot = shoal_team_slot_of_psync(psync);
     if (slot < 0 || set->my_index < 0)
         return;
     shoal_psync_t *area = &shoal.internal->team_psync[slot];

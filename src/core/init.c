@@ -218,9 +218,13 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.initialized = 1;
     shoal.init_count = 1;
     shoal.finalized = 0;
-    shoal_trace_init(); /* opens the inline lookups' table */
-    if (shoal_check_on)
-        shoal.route_fast.npes = 0; /* check mode checks every transfer (core/rma.c) */
+    shoal_trace_init();
+    /* Open the inline lookups' table. Tracing and check mode want every RMA,
+     * AMO and signal on the routed path (core/rma.c records and checks them
+     * there), so for them it maps nothing and every inline lookup misses. */
+    shoal.route_fast = shoal.route;
+    if (shoal_trace_on || shoal_check_on)
+        shoal.route_fast.npes = 0;
     shoal_hang_start();
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();

@@ -79,9 +79,10 @@ typedef struct {
     /* Where every PE's symmetric memory is (mem/route.h); route.npes is 0
      * until initialized and after finalize, which closes the data path. */
     shoal_route_t route;
-    /* What the inline RMA, AMO and signal lookups read: a copy of route,
-     * except that its npes is 0 while tracing or profiling is on (then every
-     * call takes the routed path, which records it: core/trace.h). */
+    /* What the inline RMA, AMO and signal lookups read: a copy of route made
+     * at the end of shmem_init (core/init.c), except that its npes is 0 while
+     * tracing, profiling or check mode is on (then every call takes the
+     * routed path, which records and checks it: core/rma.c). */
     shoal_route_t route_fast;
     int *node; /* [npes]: lowest PE on each PE's host */
 

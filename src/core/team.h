@@ -44,6 +44,17 @@ static inline int shoal_peset_world(const shoal_peset_t *set, int index)
     return set->start + index * set->stride;
 }
 
+/* The team slot whose synchronization area `psync` is (library memory, which
+ * may keep state between calls), or -1 for a program's pSync array. */
+static inline int shoal_team_slot_of_psync(const uint64_t *psync)
+{
+    const char *p = (const char *)psync, *first = (const char *)shoal.internal->team_psync;
+    const char *end = (const char *)shoal.internal + shoal.internal_size;
+    if (p < first || p >= end || (size_t)(p - first) % sizeof(shoal_psync_t) != 0)
+        return -1;
+    return (int)((size_t)(p - first) / sizeof(shoal_psync_t));
+}
+
 /* This team's synchronization area, as a symmetric address. */
 static inline uint64_t *shoal_team_psync(const struct shoal_team *team)
 {

@@ -187,7 +187,6 @@ static void pe_file(char *path, size_t len, int pe)
 
 void shoal_trace_init(void)
 {
-    shoal.route_fast = shoal.route;
     tr.dir = shoal_env.trace[0] != '\0' ? shoal_env.trace : NULL;
     tr.profile = shoal_env.profile;
     if (tr.dir == NULL && !tr.profile)
@@ -219,9 +218,6 @@ void shoal_trace_init(void)
     tr.gen++;
     tr.threads_refused = 0;
     shoal_trace_on = 1;
-    /* Every inline lookup now misses: RMA, AMO and signals take the routed
-     * path, which records them (core/rma.c). */
-    shoal.route_fast.npes = 0;
 }
 
 /* Appends buffer b's records to f and empties it. */

@@ -10,7 +10,7 @@
 #include "util/log.h"
 
 int shoal_log_level = SHOAL_LOG_WARN;
-unsigned shoal_log_subsys = ~0u;
+static unsigned log_subsys = ~0u; /* subsystems printed, one bit each */
 static int log_pe = -1;
 static char log_host[64];
 static char log_file_pattern[512];
@@ -40,7 +40,7 @@ static unsigned subsys_of(const char *file)
     return NSUBSYS - 1;
 }
 
-int shoal_log_subsys_on(const char *file) { return (shoal_log_subsys >> subsys_of(file)) & 1u; }
+int shoal_log_subsys_on(const char *file) { return (log_subsys >> subsys_of(file)) & 1u; }
 
 static void host_name(void)
 {
@@ -91,10 +91,10 @@ shoal_status_t shoal_log_configure(const char *subsys, const char *file)
     shoal_status_t status = SHOAL_OK;
     snprintf(log_file_pattern, sizeof(log_file_pattern), "%s", file != NULL ? file : "");
     if (subsys == NULL || subsys[0] == '\0') {
-        shoal_log_subsys = ~0u;
+        log_subsys = ~0u;
         return SHOAL_OK;
     }
-    shoal_log_subsys = 0;
+    log_subsys = 0;
     for (const char *p = subsys; *p != '\0';) {
         size_t len = strcspn(p, ",");
         unsigned i = 0;
@@ -102,7 +102,7 @@ shoal_status_t shoal_log_configure(const char *subsys, const char *file)
                                 strncmp(subsystems[i].name, p, len) == 0))
             i++;
         if (i < NSUBSYS) {
-            shoal_log_subsys |= 1u << i;
+            log_subsys |= 1u << i;
         } else if (len > 0) {
             shoal_log(SHOAL_LOG_WARN,
                       "SHOAL_DEBUG_SUBSYS: unknown subsystem '%.*s' (known: bootstrap, "

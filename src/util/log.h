@@ -23,8 +23,6 @@ typedef enum {
 } shoal_log_level_t;
 
 extern int shoal_log_level;
-/* Subsystems whose info and debug lines are printed, one bit each. */
-extern unsigned shoal_log_subsys;
 
 /* Sets the PE shown in log lines (-1 until it is known); opens the PE's log
  * file when one was configured. */
