@@ -21,8 +21,8 @@ struct bw_ctx {
     size_t size;
     long window;
     int peer;
-    char *remote;   /* symmetric */
-    char *local;    /* private */
+    char *remote; /* symmetric */
+    char *local;  /* private */
 };
 
 static void bw_loop(void *arg, long n)
@@ -46,7 +46,10 @@ static void bw_loop(void *arg, long n)
     }
 }
 
-static unsigned char pattern(size_t i) { return (unsigned char)(i * 37 + 11); }
+static unsigned char pattern(size_t i)
+{
+    return (unsigned char)(i * 37 + 11);
+}
 
 static size_t first_mismatch(const char *p, size_t size)
 {
@@ -60,7 +63,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
     struct bw_ctx c;
-    static const char *const names[] = { "putmem_nbi", "getmem_nbi" };
+    static const char *const names[] = {"putmem_nbi", "getmem_nbi"};
 
     bench_init(argc, argv, &o, BENCH_WANTS_WINDOW);
     bench_header("bw_rma", &o);
@@ -100,8 +103,8 @@ int main(int argc, char **argv)
     if (bench_me() == 0) {
         size_t i = first_mismatch(c.local, last);
         BENCH_CHECK_MEM("bw_rma", "getmem_nbi", "heap", last, i == last,
-                        "byte %zu is %u, expected %u", i,
-                        (unsigned char)c.local[i < last ? i : 0], pattern(i));
+                        "byte %zu is %u, expected %u", i, (unsigned char)c.local[i < last ? i : 0],
+                        pattern(i));
     }
 
     shmem_barrier_all();

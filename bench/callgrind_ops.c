@@ -28,44 +28,173 @@
 
 static long global_word;
 
-OP static void op_putmem8(char *d, const char *s, int pe) { for (long i = 0; i < N; i++) shmem_putmem(d, s, 8, pe); }
-OP static void op_putmem8_quiet(char *d, const char *s, int pe) { for (long i = 0; i < N; i++) { shmem_putmem(d, s, 8, pe); shmem_quiet(); } }
-OP static void op_putmem_nbi8(char *d, const char *s, int pe) { for (long i = 0; i < N; i++) shmem_putmem_nbi(d, s, 8, pe); }
-OP static void op_getmem8(char *d, const char *s, int pe) { for (long i = 0; i < N; i++) shmem_getmem(d, s, 8, pe); }
-OP static void op_quiet(void) { for (long i = 0; i < N; i++) shmem_quiet(); }
-OP static void op_long_p(long *v, int pe) { for (long i = 0; i < N; i++) shmem_long_p(v, i, pe); }
-OP static long op_long_g(long *v, int pe) { long s = 0; for (long i = 0; i < N; i++) s += shmem_long_g(v, pe); return s; }
-OP static long op_long_g_global(int pe) { long s = 0; for (long i = 0; i < N; i++) s += shmem_long_g(&global_word, pe); return s; }
-OP static long op_atomic_fetch(long *v, int pe) { long s = 0; for (long i = 0; i < N; i++) s += shmem_long_atomic_fetch(v, pe); return s; }
-OP static void op_atomic_set(long *v, int pe) { for (long i = 0; i < N; i++) shmem_long_atomic_set(v, i, pe); }
-OP static void op_atomic_inc(long *v, int pe) { for (long i = 0; i < N; i++) shmem_long_atomic_inc(v, pe); }
-OP static void op_atomic_add(long *v, int pe) { for (long i = 0; i < N; i++) shmem_long_atomic_add(v, 1, pe); }
-OP static long op_atomic_fetch_add(long *v, int pe) { long s = 0; for (long i = 0; i < N; i++) s += shmem_long_atomic_fetch_add(v, 1, pe); return s; }
-OP static long op_atomic_compare_swap(long *v, int pe) { long s = 0; for (long i = 0; i < N; i++) s += shmem_long_atomic_compare_swap(v, 7, 7, pe); return s; }
-OP static unsigned long op_atomic_fetch_and(unsigned long *v, int pe) { unsigned long s = 0; for (long i = 0; i < N; i++) s += shmem_ulong_atomic_fetch_and(v, ~0UL, pe); return s; }
-OP static int op_long_test(long *v) { int s = 0; for (long i = 0; i < N; i++) s += shmem_long_test(v, SHMEM_CMP_EQ, 0); return s; }
-OP static void op_long_wait_until(long *v) { for (long i = 0; i < N; i++) shmem_long_wait_until(v, SHMEM_CMP_EQ, 0); }
-OP static void *op_ptr(long *v, int pe) { void *p = NULL; for (long i = 0; i < N; i++) p = shmem_ptr(v, pe); return p; }
+OP static void op_putmem8(char *d, const char *s, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_putmem(d, s, 8, pe);
+}
+OP static void op_putmem8_quiet(char *d, const char *s, int pe)
+{
+    for (long i = 0; i < N; i++) {
+        shmem_putmem(d, s, 8, pe);
+        shmem_quiet();
+    }
+}
+OP static void op_putmem_nbi8(char *d, const char *s, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_putmem_nbi(d, s, 8, pe);
+}
+OP static void op_getmem8(char *d, const char *s, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_getmem(d, s, 8, pe);
+}
+OP static void op_quiet(void)
+{
+    for (long i = 0; i < N; i++)
+        shmem_quiet();
+}
+OP static void op_long_p(long *v, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_long_p(v, i, pe);
+}
+OP static long op_long_g(long *v, int pe)
+{
+    long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_g(v, pe);
+    return s;
+}
+OP static long op_long_g_global(int pe)
+{
+    long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_g(&global_word, pe);
+    return s;
+}
+OP static long op_atomic_fetch(long *v, int pe)
+{
+    long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_atomic_fetch(v, pe);
+    return s;
+}
+OP static void op_atomic_set(long *v, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_long_atomic_set(v, i, pe);
+}
+OP static void op_atomic_inc(long *v, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_long_atomic_inc(v, pe);
+}
+OP static void op_atomic_add(long *v, int pe)
+{
+    for (long i = 0; i < N; i++)
+        shmem_long_atomic_add(v, 1, pe);
+}
+OP static long op_atomic_fetch_add(long *v, int pe)
+{
+    long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_atomic_fetch_add(v, 1, pe);
+    return s;
+}
+OP static long op_atomic_compare_swap(long *v, int pe)
+{
+    long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_atomic_compare_swap(v, 7, 7, pe);
+    return s;
+}
+OP static unsigned long op_atomic_fetch_and(unsigned long *v, int pe)
+{
+    unsigned long s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_ulong_atomic_fetch_and(v, ~0UL, pe);
+    return s;
+}
+OP static int op_long_test(long *v)
+{
+    int s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_long_test(v, SHMEM_CMP_EQ, 0);
+    return s;
+}
+OP static void op_long_wait_until(long *v)
+{
+    for (long i = 0; i < N; i++)
+        shmem_long_wait_until(v, SHMEM_CMP_EQ, 0);
+}
+OP static void *op_ptr(long *v, int pe)
+{
+    void *p = NULL;
+    for (long i = 0; i < N; i++)
+        p = shmem_ptr(v, pe);
+    return p;
+}
 #if BENCH_HAVE_SIGNAL
-OP static void op_putmem_signal8(long *d, uint64_t *sig, int pe) { long v = 1; for (long i = 0; i < N; i++) shmem_putmem_signal(d, &v, 8, sig, 1, SHMEM_SIGNAL_SET, pe); }
-OP static uint64_t op_signal_wait_until(uint64_t *sig) { uint64_t s = 0; for (long i = 0; i < N; i++) s += shmem_signal_wait_until(sig, SHMEM_CMP_GE, 0); return s; }
+OP static void op_putmem_signal8(long *d, uint64_t *sig, int pe)
+{
+    long v = 1;
+    for (long i = 0; i < N; i++)
+        shmem_putmem_signal(d, &v, 8, sig, 1, SHMEM_SIGNAL_SET, pe);
+}
+OP static uint64_t op_signal_wait_until(uint64_t *sig)
+{
+    uint64_t s = 0;
+    for (long i = 0; i < N; i++)
+        s += shmem_signal_wait_until(sig, SHMEM_CMP_GE, 0);
+    return s;
+}
 #endif
-OP static void op_barrier_all(void) { for (long i = 0; i < N_COLL; i++) shmem_barrier_all(); }
-OP static void op_sync_all(void) { for (long i = 0; i < N_COLL; i++) shmem_sync_all(); }
+OP static void op_barrier_all(void)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_barrier_all();
+}
+OP static void op_sync_all(void)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_sync_all();
+}
 #if BENCH_HAVE_TEAM_SYNC
-OP static void op_team_sync(void) { for (long i = 0; i < N_COLL; i++) shmem_team_sync(SHMEM_TEAM_WORLD); }
+OP static void op_team_sync(void)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_team_sync(SHMEM_TEAM_WORLD);
+}
 #endif
 #if BENCH_HAVE_BROADCASTMEM
-OP static void op_broadcastmem8(long *d, long *s) { for (long i = 0; i < N_COLL; i++) shmem_broadcastmem(SHMEM_TEAM_WORLD, d, s, 8, 0); }
+OP static void op_broadcastmem8(long *d, long *s)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, d, s, 8, 0);
+}
 #endif
 #if BENCH_HAVE_LONG_SUM_REDUCE
-OP static void op_long_sum_reduce1(long *d, long *s) { for (long i = 0; i < N_COLL; i++) shmem_long_sum_reduce(SHMEM_TEAM_WORLD, d, s, 1); }
+OP static void op_long_sum_reduce1(long *d, long *s)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, d, s, 1);
+}
 #endif
 #if BENCH_HAVE_FCOLLECTMEM
-OP static void op_fcollectmem8(long *d, long *s) { for (long i = 0; i < N_COLL; i++) shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, 8); }
+OP static void op_fcollectmem8(long *d, long *s)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, 8);
+}
 #endif
 #if BENCH_HAVE_ALLTOALLMEM
-OP static void op_alltoallmem8(long *d, long *s) { for (long i = 0; i < N_COLL; i++) shmem_alltoallmem(SHMEM_TEAM_WORLD, d, s, 8); }
+OP static void op_alltoallmem8(long *d, long *s)
+{
+    for (long i = 0; i < N_COLL; i++)
+        shmem_alltoallmem(SHMEM_TEAM_WORLD, d, s, 8);
+}
 #endif
 
 int main(void)
@@ -79,7 +208,7 @@ int main(void)
     long *flag = bench_malloc(sizeof(long));
     long *src = bench_malloc(sizeof(long) * (size_t)npes);
     long *dst = bench_malloc(sizeof(long) * (size_t)npes);
-    char local[64] = { 0 };
+    char local[64] = {0};
 
     *word = 7;
     *uword = 0;

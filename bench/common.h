@@ -38,11 +38,20 @@ static long *bench_bcast_slot;
 static double *bench_gather_slot;
 static int bench_failed;
 
-static inline int bench_me(void) { return shmem_my_pe(); }
-static inline int bench_npes(void) { return shmem_n_pes(); }
+static inline int bench_me(void)
+{
+    return shmem_my_pe();
+}
+static inline int bench_npes(void)
+{
+    return shmem_n_pes();
+}
 
 /* PE 0 measures against PE 1, or against itself when the job has one PE. */
-static inline int bench_peer(void) { return shmem_n_pes() > 1 ? 1 : 0; }
+static inline int bench_peer(void)
+{
+    return shmem_n_pes() > 1 ? 1 : 0;
+}
 
 /*
  * Records a failed correctness check of one measured op.  The PE that sees
@@ -50,20 +59,20 @@ static inline int bench_peer(void) { return shmem_n_pes() > 1 ? 1 : 0; }
  * show "wrong result" instead of a number, and the detail on stderr; the
  * program then exits 1 at the end.  MEM is "heap", "global" or NULL.
  */
-#define BENCH_CHECK_MEM(bench, op, mem, size, cond, ...)                          \
-    do {                                                                          \
-        if (!(cond)) {                                                            \
-            bench_print_error((bench), (op), (mem), (size_t)(size), shmem_n_pes(), \
-                              "wrong_result");                                    \
-            fprintf(stderr, "bench: PE %d: %s %s%s%s: check failed at %s:%d: ",   \
-                    shmem_my_pe(), (bench), (op), (mem) ? " on " : "",            \
-                    (mem) ? (const char *)(mem) : "", __FILE__, __LINE__);        \
-            fprintf(stderr, __VA_ARGS__);                                         \
-            fputc('\n', stderr);                                                  \
-            bench_failed = 1;                                                     \
-        }                                                                         \
+#define BENCH_CHECK_MEM(bench, op, mem, size, cond, ...)                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            bench_print_error((bench), (op), (mem), (size_t)(size), shmem_n_pes(),                 \
+                              "wrong_result");                                                     \
+            fprintf(stderr, "bench: PE %d: %s %s%s%s: check failed at %s:%d: ", shmem_my_pe(),     \
+                    (bench), (op), (mem) ? " on " : "", (mem) ? (const char *)(mem) : "",          \
+                    __FILE__, __LINE__);                                                           \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+            bench_failed = 1;                                                                      \
+        }                                                                                          \
     } while (0)
-#define BENCH_CHECK(bench, op, size, cond, ...) \
+#define BENCH_CHECK(bench, op, size, cond, ...)                                                    \
     BENCH_CHECK_MEM(bench, op, NULL, size, cond, __VA_ARGS__)
 
 /* Starts SHMEM and reads the options.  Every PE parses the same command line,
@@ -186,8 +195,8 @@ static inline double bench_measure(const struct bench_opts *o, bench_loop_fn fn,
  * time per call of the slowest PE; the median over rounds is returned on
  * PE 0.  The iteration count is calibrated on wall time, barriers included.
  */
-static inline double bench_measure_inside(const struct bench_opts *o, bench_loop_fn fn,
-                                          void *ctx, double *inside_us)
+static inline double bench_measure_inside(const struct bench_opts *o, bench_loop_fn fn, void *ctx,
+                                          double *inside_us)
 {
     double samples[BENCH_MAX_REPS];
     long n = bench_calibrate(o, fn, ctx);
@@ -201,8 +210,8 @@ static inline double bench_measure_inside(const struct bench_opts *o, bench_loop
     return bench_me() == 0 ? bench_median(samples, o->reps) : 0.0;
 }
 
-static inline void bench_report_mem(const char *bench, const char *op, const char *mem,
-                                    size_t size, double usec)
+static inline void bench_report_mem(const char *bench, const char *op, const char *mem, size_t size,
+                                    double usec)
 {
     if (bench_me() == 0)
         bench_print(bench, op, mem, size, bench_npes(), usec, 0);
@@ -214,8 +223,8 @@ static inline void bench_report(const char *bench, const char *op, size_t size, 
 }
 
 /* Bandwidth in MB/s (10^6 bytes per second) is bytes per microsecond. */
-static inline void bench_report_bw(const char *bench, const char *op, const char *mem,
-                                   size_t size, double usec)
+static inline void bench_report_bw(const char *bench, const char *op, const char *mem, size_t size,
+                                   double usec)
 {
     if (bench_me() == 0)
         bench_print(bench, op, mem, size, bench_npes(), usec, 1);
@@ -249,7 +258,8 @@ static inline void *bench_malloc(size_t bytes)
     void *p = shmem_malloc(bytes);
 
     if (!p) {
-        fprintf(stderr, "bench: PE %d: shmem_malloc(%zu) failed; raise the "
+        fprintf(stderr,
+                "bench: PE %d: shmem_malloc(%zu) failed; raise the "
                 "implementation's symmetric heap size or lower --max-size\n",
                 bench_me(), bytes);
         shmem_global_exit(1);

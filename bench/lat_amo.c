@@ -13,8 +13,17 @@
 #include "common.h"
 
 enum amo_op {
-    OP_FETCH, OP_SET, OP_SWAP, OP_CSWAP, OP_INC, OP_FINC, OP_ADD, OP_FADD,
-    OP_FAND, OP_FOR, OP_FXOR
+    OP_FETCH,
+    OP_SET,
+    OP_SWAP,
+    OP_CSWAP,
+    OP_INC,
+    OP_FINC,
+    OP_ADD,
+    OP_FADD,
+    OP_FAND,
+    OP_FOR,
+    OP_FXOR
 };
 
 /* The global targets: one long and one unsigned long, on their own lines. */
@@ -31,8 +40,8 @@ static const char *const amo_names[] = {
 struct amo_ctx {
     enum amo_op op;
     int peer;
-    long *word;             /* symmetric */
-    unsigned long *uword;   /* symmetric */
+    long *word;           /* symmetric */
+    unsigned long *uword; /* symmetric */
 };
 
 static void amo_loop(void *arg, long n)
@@ -111,17 +120,31 @@ static unsigned long amo_once(struct amo_ctx *c, enum amo_op op, long a, long co
     int pe = c->peer;
 
     switch (op) {
-    case OP_FETCH: return (unsigned long)shmem_long_atomic_fetch(w, pe);
-    case OP_SET:   shmem_long_atomic_set(w, a, pe); break;
-    case OP_SWAP:  return (unsigned long)shmem_long_atomic_swap(w, a, pe);
-    case OP_CSWAP: return (unsigned long)shmem_long_atomic_compare_swap(w, cond, a, pe);
-    case OP_INC:   shmem_long_atomic_inc(w, pe); break;
-    case OP_FINC:  return (unsigned long)shmem_long_atomic_fetch_inc(w, pe);
-    case OP_ADD:   shmem_long_atomic_add(w, a, pe); break;
-    case OP_FADD:  return (unsigned long)shmem_long_atomic_fetch_add(w, a, pe);
-    case OP_FAND:  return shmem_ulong_atomic_fetch_and(u, (unsigned long)a, pe);
-    case OP_FOR:   return shmem_ulong_atomic_fetch_or(u, (unsigned long)a, pe);
-    case OP_FXOR:  return shmem_ulong_atomic_fetch_xor(u, (unsigned long)a, pe);
+    case OP_FETCH:
+        return (unsigned long)shmem_long_atomic_fetch(w, pe);
+    case OP_SET:
+        shmem_long_atomic_set(w, a, pe);
+        break;
+    case OP_SWAP:
+        return (unsigned long)shmem_long_atomic_swap(w, a, pe);
+    case OP_CSWAP:
+        return (unsigned long)shmem_long_atomic_compare_swap(w, cond, a, pe);
+    case OP_INC:
+        shmem_long_atomic_inc(w, pe);
+        break;
+    case OP_FINC:
+        return (unsigned long)shmem_long_atomic_fetch_inc(w, pe);
+    case OP_ADD:
+        shmem_long_atomic_add(w, a, pe);
+        break;
+    case OP_FADD:
+        return (unsigned long)shmem_long_atomic_fetch_add(w, a, pe);
+    case OP_FAND:
+        return shmem_ulong_atomic_fetch_and(u, (unsigned long)a, pe);
+    case OP_FOR:
+        return shmem_ulong_atomic_fetch_or(u, (unsigned long)a, pe);
+    case OP_FXOR:
+        return shmem_ulong_atomic_fetch_xor(u, (unsigned long)a, pe);
     }
     return 0;
 }
@@ -139,18 +162,18 @@ static void amo_verify(struct amo_ctx *c, const char *mem)
         int fetches;
         long ret, final;
     } cases[] = {
-        { OP_FETCH, 17, 0, 0, 1, 17, 17 },
-        { OP_SET, 1, 23, 0, 0, 0, 23 },
-        { OP_SWAP, 17, 3, 0, 1, 17, 3 },
-        { OP_CSWAP, 3, 9, 3, 1, 3, 9 },      /* succeeds */
-        { OP_CSWAP, 3, 100, 4, 1, 3, 3 },    /* fails: the word stays */
-        { OP_INC, 5, 0, 0, 0, 0, 6 },
-        { OP_FINC, 6, 0, 0, 1, 6, 7 },
-        { OP_ADD, 7, 10, 0, 0, 0, 17 },
-        { OP_FADD, 0, 5, 0, 1, 0, 5 },
-        { OP_FAND, 0xF0F0, 0xFF00, 0, 1, 0xF0F0, 0xF000 },
-        { OP_FOR, 0xF000, 0x000F, 0, 1, 0xF000, 0xF00F },
-        { OP_FXOR, 0xF00F, 0xFFFF, 0, 1, 0xF00F, 0x0FF0 },
+        {OP_FETCH, 17, 0, 0, 1, 17, 17},
+        {OP_SET, 1, 23, 0, 0, 0, 23},
+        {OP_SWAP, 17, 3, 0, 1, 17, 3},
+        {OP_CSWAP, 3, 9, 3, 1, 3, 9},   /* succeeds */
+        {OP_CSWAP, 3, 100, 4, 1, 3, 3}, /* fails: the word stays */
+        {OP_INC, 5, 0, 0, 0, 0, 6},
+        {OP_FINC, 6, 0, 0, 1, 6, 7},
+        {OP_ADD, 7, 10, 0, 0, 0, 17},
+        {OP_FADD, 0, 5, 0, 1, 0, 5},
+        {OP_FAND, 0xF0F0, 0xFF00, 0, 1, 0xF0F0, 0xF000},
+        {OP_FOR, 0xF000, 0x000F, 0, 1, 0xF000, 0xF00F},
+        {OP_FXOR, 0xF00F, 0xFFFF, 0, 1, 0xF00F, 0x0FF0},
     };
 
     if (bench_me() != 0)
@@ -171,11 +194,9 @@ static void amo_verify(struct amo_ctx *c, const char *mem)
         final = bitwise ? shmem_ulong_g(c->uword, c->peer)
                         : (unsigned long)shmem_long_g(c->word, c->peer);
         if (cases[i].fetches)
-            BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long),
-                            ret == (unsigned long)cases[i].ret, "returned %#lx, expected %#lx",
-                            ret, (unsigned long)cases[i].ret);
-        BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long),
-                        final == (unsigned long)cases[i].final,
+            BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long), ret == (unsigned long)cases[i].ret,
+                            "returned %#lx, expected %#lx", ret, (unsigned long)cases[i].ret);
+        BENCH_CHECK_MEM("lat_amo", name, mem, sizeof(long), final == (unsigned long)cases[i].final,
                         "left %#lx at the target, expected %#lx (started at %#lx)", final,
                         (unsigned long)cases[i].final, (unsigned long)cases[i].init);
     }
@@ -197,8 +218,12 @@ int main(int argc, char **argv)
     global.word = &global_word;
     global.uword = &global_uword;
 
-    struct { struct amo_ctx *c; const char *mem; } targets[] = {
-        { &heap, "heap" }, { &global, "global" },
+    struct {
+        struct amo_ctx *c;
+        const char *mem;
+    } targets[] = {
+        {&heap, "heap"},
+        {&global, "global"},
     };
     for (int t = 0; t < 2; t++) {
         struct amo_ctx *c = targets[t].c;

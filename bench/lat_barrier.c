@@ -110,8 +110,7 @@ int main(int argc, char **argv)
         long got = *(volatile long *)slot;
         long want = round * 1000 + (me + npes - 1) % npes;
         BENCH_CHECK("lat_barrier", "barrier_all", 0, got == want,
-                    "round %ld: slot holds %ld after the barrier, expected %ld",
-                    round, got, want);
+                    "round %ld: slot holds %ld after the barrier, expected %ld", round, got, want);
         shmem_barrier_all(); /* nobody writes the next round before all read */
     }
 

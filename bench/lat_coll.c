@@ -30,20 +30,18 @@ enum coll_op { C_BCAST, C_LSUM, C_DSUM, C_FCOLLECT, C_COLLECT, C_ALLTOALL, C_NOP
 enum coll_form { F_ACTIVE, F_TEAM };
 
 static const char *const coll_names[2][C_NOPS] = {
-    [F_ACTIVE] = { "broadcast64", "long_sum_to_all", "double_sum_to_all", "fcollect64",
-                   "collect64", "alltoall64" },
-    [F_TEAM] = { "broadcastmem", "long_sum_reduce", "double_sum_reduce", "fcollectmem",
-                 "collectmem", "alltoallmem" },
+    [F_ACTIVE] = {"broadcast64", "long_sum_to_all", "double_sum_to_all", "fcollect64", "collect64",
+                  "alltoall64"},
+    [F_TEAM] = {"broadcastmem", "long_sum_reduce", "double_sum_reduce", "fcollectmem", "collectmem",
+                "alltoallmem"},
 };
 
 /* Which (form, op) the header has, from features.h. */
 static const int coll_have[2][C_NOPS] = {
-    [F_ACTIVE] = { BENCH_HAVE_BROADCAST64, BENCH_HAVE_LONG_SUM_TO_ALL,
-                   BENCH_HAVE_DOUBLE_SUM_TO_ALL, BENCH_HAVE_FCOLLECT64, BENCH_HAVE_COLLECT64,
-                   BENCH_HAVE_ALLTOALL64 },
-    [F_TEAM] = { BENCH_HAVE_BROADCASTMEM, BENCH_HAVE_LONG_SUM_REDUCE,
-                 BENCH_HAVE_DOUBLE_SUM_REDUCE, BENCH_HAVE_FCOLLECTMEM, BENCH_HAVE_COLLECTMEM,
-                 BENCH_HAVE_ALLTOALLMEM },
+    [F_ACTIVE] = {BENCH_HAVE_BROADCAST64, BENCH_HAVE_LONG_SUM_TO_ALL, BENCH_HAVE_DOUBLE_SUM_TO_ALL,
+                  BENCH_HAVE_FCOLLECT64, BENCH_HAVE_COLLECT64, BENCH_HAVE_ALLTOALL64},
+    [F_TEAM] = {BENCH_HAVE_BROADCASTMEM, BENCH_HAVE_LONG_SUM_REDUCE, BENCH_HAVE_DOUBLE_SUM_REDUCE,
+                BENCH_HAVE_FCOLLECTMEM, BENCH_HAVE_COLLECTMEM, BENCH_HAVE_ALLTOALLMEM},
 };
 
 #define PSYNC_SIZE 128 /* at least every SHMEM_*_SYNC_SIZE; checked in main */
@@ -51,16 +49,16 @@ static const int coll_have[2][C_NOPS] = {
 struct coll_ctx {
     enum coll_op op;
     enum coll_form form;
-    size_t bytes;       /* per PE contribution */
-    long *src;          /* symmetric, npes * max bytes */
-    long *dst;          /* symmetric, npes * max bytes */
-    double *dsrc;       /* symmetric, max bytes */
-    double *ddst;       /* symmetric, max bytes */
-    long *lwrk;         /* symmetric pWrk arrays for the active-set reductions */
+    size_t bytes; /* per PE contribution */
+    long *src;    /* symmetric, npes * max bytes */
+    long *dst;    /* symmetric, npes * max bytes */
+    double *dsrc; /* symmetric, max bytes */
+    double *ddst; /* symmetric, max bytes */
+    long *lwrk;   /* symmetric pWrk arrays for the active-set reductions */
     double *dwrk;
-    long *psync;        /* symmetric, PSYNC_SIZE, SHMEM_SYNC_VALUE between calls */
-    double inside_us;   /* this PE's time inside the calls of a round */
-    int status;         /* the last nonzero return of a team collective */
+    long *psync;      /* symmetric, PSYNC_SIZE, SHMEM_SYNC_VALUE between calls */
+    double inside_us; /* this PE's time inside the calls of a round */
+    int status;       /* the last nonzero return of a team collective */
 };
 
 /* One call of the collective; 0 or the team routine's nonzero return. */
@@ -75,7 +73,9 @@ static int coll_call(struct coll_ctx *c)
     if (c->form == F_ACTIVE) {
         switch (c->op) {
 #if BENCH_HAVE_BROADCAST64
-        case C_BCAST: shmem_broadcast64(c->dst, c->src, nlong, 0, 0, 0, npes, c->psync); break;
+        case C_BCAST:
+            shmem_broadcast64(c->dst, c->src, nlong, 0, 0, 0, npes, c->psync);
+            break;
 #endif
 #if BENCH_HAVE_LONG_SUM_TO_ALL
         case C_LSUM:
@@ -88,38 +88,58 @@ static int coll_call(struct coll_ctx *c)
             break;
 #endif
 #if BENCH_HAVE_FCOLLECT64
-        case C_FCOLLECT: shmem_fcollect64(c->dst, c->src, nlong, 0, 0, npes, c->psync); break;
+        case C_FCOLLECT:
+            shmem_fcollect64(c->dst, c->src, nlong, 0, 0, npes, c->psync);
+            break;
 #endif
 #if BENCH_HAVE_COLLECT64
-        case C_COLLECT: shmem_collect64(c->dst, c->src, nlong, 0, 0, npes, c->psync); break;
+        case C_COLLECT:
+            shmem_collect64(c->dst, c->src, nlong, 0, 0, npes, c->psync);
+            break;
 #endif
 #if BENCH_HAVE_ALLTOALL64
-        case C_ALLTOALL: shmem_alltoall64(c->dst, c->src, nlong, 0, 0, npes, c->psync); break;
+        case C_ALLTOALL:
+            shmem_alltoall64(c->dst, c->src, nlong, 0, 0, npes, c->psync);
+            break;
 #endif
-        default: break;
+        default:
+            break;
         }
         return 0;
     }
     switch (c->op) {
 #if BENCH_HAVE_BROADCASTMEM
-    case C_BCAST: rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes, 0); break;
+    case C_BCAST:
+        rc = shmem_broadcastmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes, 0);
+        break;
 #endif
 #if BENCH_HAVE_LONG_SUM_REDUCE
-    case C_LSUM: rc = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, nlong); break;
+    case C_LSUM:
+        rc = shmem_long_sum_reduce(SHMEM_TEAM_WORLD, c->dst, c->src, nlong);
+        break;
 #endif
 #if BENCH_HAVE_DOUBLE_SUM_REDUCE
-    case C_DSUM: rc = shmem_double_sum_reduce(SHMEM_TEAM_WORLD, c->ddst, c->dsrc, nlong); break;
+    case C_DSUM:
+        rc = shmem_double_sum_reduce(SHMEM_TEAM_WORLD, c->ddst, c->dsrc, nlong);
+        break;
 #endif
 #if BENCH_HAVE_FCOLLECTMEM
-    case C_FCOLLECT: rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes); break;
+    case C_FCOLLECT:
+        rc = shmem_fcollectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+        break;
 #endif
 #if BENCH_HAVE_COLLECTMEM
-    case C_COLLECT: rc = shmem_collectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes); break;
+    case C_COLLECT:
+        rc = shmem_collectmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+        break;
 #endif
 #if BENCH_HAVE_ALLTOALLMEM
-    case C_ALLTOALL: rc = shmem_alltoallmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes); break;
+    case C_ALLTOALL:
+        rc = shmem_alltoallmem(SHMEM_TEAM_WORLD, c->dst, c->src, c->bytes);
+        break;
 #endif
-    default: break;
+    default:
+        break;
     }
     return rc;
 }
@@ -139,8 +159,14 @@ static void coll_loop(void *arg, long n)
 }
 
 /* What PE p contributes at index i (block j of an alltoall is i = j*k + ...). */
-static long lval(int p, size_t i) { return (long)(p + 1) * 1000003L + (long)i; }
-static double dval(int p, size_t i) { return (double)(p + 1) + (double)(i % 1024); }
+static long lval(int p, size_t i)
+{
+    return (long)(p + 1) * 1000003L + (long)i;
+}
+static double dval(int p, size_t i)
+{
+    return (double)(p + 1) + (double)(i % 1024);
+}
 
 /* One more call on a destination full of -1, checked element by element. */
 static void coll_verify(struct coll_ctx *c)
@@ -190,9 +216,14 @@ static void coll_verify(struct coll_ctx *c)
             }
             continue;
         case C_FCOLLECT:
-        case C_COLLECT: w = (double)lval((int)j, e); break;
-        case C_ALLTOALL: w = (double)lval((int)j, (size_t)me * k + e); break;
-        default: continue;
+        case C_COLLECT:
+            w = (double)lval((int)j, e);
+            break;
+        case C_ALLTOALL:
+            w = (double)lval((int)j, (size_t)me * k + e);
+            break;
+        default:
+            continue;
         }
         if ((double)c->dst[i] != w) {
             bad = i;
@@ -200,8 +231,8 @@ static void coll_verify(struct coll_ctx *c)
             want = w;
         }
     }
-    BENCH_CHECK("lat_coll", name, c->bytes, bad == SIZE_MAX,
-                "element %zu is %.17g, expected %.17g", bad, got, want);
+    BENCH_CHECK("lat_coll", name, c->bytes, bad == SIZE_MAX, "element %zu is %.17g, expected %.17g",
+                bad, got, want);
     BENCH_CHECK("lat_coll", name, c->bytes, c->status == 0, "returned %d", c->status);
     shmem_barrier_all();
 }
@@ -210,7 +241,7 @@ int main(int argc, char **argv)
 {
     struct bench_opts o;
     struct coll_ctx c;
-    static const size_t sizes[] = { 8, 4096, 65536, 1048576 };
+    static const size_t sizes[] = {8, 4096, 65536, 1048576};
 
     bench_init(argc, argv, &o, 0);
     bench_header("lat_coll", &o);
@@ -221,8 +252,8 @@ int main(int argc, char **argv)
         if (sizes[s] <= o.max_size)
             max = sizes[s];
     size_t maxk = max / sizeof(long);
-    size_t wrk = maxk / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? maxk / 2 + 1
-                                                              : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    size_t wrk =
+        maxk / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? maxk / 2 + 1 : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
     if (SHMEM_BCAST_SYNC_SIZE > PSYNC_SIZE || SHMEM_REDUCE_SYNC_SIZE > PSYNC_SIZE ||
         SHMEM_COLLECT_SYNC_SIZE > PSYNC_SIZE || SHMEM_ALLTOALL_SYNC_SIZE > PSYNC_SIZE) {
         fprintf(stderr, "lat_coll: raise PSYNC_SIZE to the implementation's sync sizes\n");

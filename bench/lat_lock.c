@@ -51,8 +51,8 @@ int main(int argc, char **argv)
     bench_init(argc, argv, &o, 0);
     bench_header("lat_lock", &o);
 
-    bench_report("lat_lock", "set_clear", 0, bench_measure_inside(&o, set_clear_loop, NULL,
-                                                                  &inside_us));
+    bench_report("lat_lock", "set_clear", 0,
+                 bench_measure_inside(&o, set_clear_loop, NULL, &inside_us));
     bench_report("lat_lock", "set_clear_barrier", 0,
                  bench_measure(&o, set_clear_barrier_loop, NULL, 1));
 

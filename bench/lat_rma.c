@@ -26,18 +26,17 @@ long global_var;
 enum rma_op { OP_PUT, OP_GET, OP_PUT_NBI, OP_GET_NBI, OP_P, OP_G };
 
 static const char *const rma_names[] = {
-    [OP_PUT] = "putmem_quiet",         [OP_GET] = "getmem",
-    [OP_PUT_NBI] = "putmem_nbi_quiet", [OP_GET_NBI] = "getmem_nbi_quiet",
-    [OP_P] = "long_p_quiet",           [OP_G] = "long_g",
+    [OP_PUT] = "putmem_quiet",         [OP_GET] = "getmem",     [OP_PUT_NBI] = "putmem_nbi_quiet",
+    [OP_GET_NBI] = "getmem_nbi_quiet", [OP_P] = "long_p_quiet", [OP_G] = "long_g",
 };
 
 struct rma_ctx {
     enum rma_op op;
     size_t size;
     int peer;
-    char *remote;   /* symmetric: the target of puts, the source of gets */
-    char *local;    /* private: the source of puts, the target of gets */
-    long *var;      /* symmetric: the target of p and g */
+    char *remote; /* symmetric: the target of puts, the source of gets */
+    char *local;  /* private: the source of puts, the target of gets */
+    long *var;    /* symmetric: the target of p and g */
 };
 
 static void rma_loop(void *arg, long n)
@@ -84,7 +83,10 @@ static void rma_loop(void *arg, long n)
     (void)sink;
 }
 
-static unsigned char pattern(size_t i, int salt) { return (unsigned char)(i * 131 + 7 + salt); }
+static unsigned char pattern(size_t i, int salt)
+{
+    return (unsigned char)(i * 131 + 7 + salt);
+}
 
 /* Puts a pattern, checks it at the target, then gets it back and checks. */
 static void rma_verify(struct rma_ctx *c, size_t size, const char *mem, int salt)
@@ -118,9 +120,8 @@ static void rma_verify(struct rma_ctx *c, size_t size, const char *mem, int salt
         shmem_getmem(c->local, c->remote, size, c->peer);
         for (size_t i = 0; i < size; i++) {
             if ((unsigned char)c->local[i] != pattern(i, salt)) {
-                BENCH_CHECK_MEM("lat_rma", "getmem", mem, size, 0,
-                                "byte %zu is %u, expected %u", i, (unsigned char)c->local[i],
-                                pattern(i, salt));
+                BENCH_CHECK_MEM("lat_rma", "getmem", mem, size, 0, "byte %zu is %u, expected %u", i,
+                                (unsigned char)c->local[i], pattern(i, salt));
                 break;
             }
         }
@@ -164,7 +165,7 @@ int main(int argc, char **argv)
     size_t global_max = o.max_size < GLOBAL_BYTES ? o.max_size : GLOBAL_BYTES;
     shmem_barrier_all();
 
-    static const enum rma_op heap_sweeps[] = { OP_PUT, OP_GET, OP_PUT_NBI, OP_GET_NBI };
+    static const enum rma_op heap_sweeps[] = {OP_PUT, OP_GET, OP_PUT_NBI, OP_GET_NBI};
     for (size_t s = 0; s < sizeof(heap_sweeps) / sizeof(heap_sweeps[0]); s++)
         sweep(&o, &heap, heap_sweeps[s], "heap", o.max_size);
     sweep(&o, &global, OP_PUT, "global", global_max);

@@ -32,10 +32,10 @@
 #define LINE_STOP UINT64_MAX
 
 struct lines {
-    volatile uint64_t *ping;    /* written by the parent */
-    volatile uint64_t *pong;    /* written by the child */
-    volatile uint64_t *atomic;  /* only the parent touches it */
-    uint64_t next;              /* the next value the parent sends */
+    volatile uint64_t *ping;   /* written by the parent */
+    volatile uint64_t *pong;   /* written by the child */
+    volatile uint64_t *atomic; /* only the parent touches it */
+    uint64_t next;             /* the next value the parent sends */
     int bad;
 };
 
@@ -168,8 +168,8 @@ int main(int argc, char **argv)
     if (rc)
         return rc == 1 ? 0 : 2;
 
-    char *map = mmap(NULL, 4 * LINE_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                     -1, 0);
+    char *map =
+        mmap(NULL, 4 * LINE_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED) {
         perror("limit_line: mmap");
         return 1;

@@ -65,14 +65,14 @@ int main(int argc, char **argv)
 
     printf("# limit_memcpy: reps=%d iters=%ld target_ms=%g max_size=%zu%s\n", o.reps, o.iters,
            o.target_ms, bytes, o.quick ? " quick" : "");
-    struct copy_ctx c = { dst, src, 0, 0 };
-    static const char *const names[] = { "memcpy", "memcpy_fence" };
+    struct copy_ctx c = {dst, src, 0, 0};
+    static const char *const names[] = {"memcpy", "memcpy_fence"};
     for (int fence = 0; fence <= 1; fence++) {
         for (size_t size = 1; size <= bytes; size *= 2) {
             c.size = size;
             c.fence = fence;
-            bench_print("limit", names[fence], NULL, size, 1, bench_measure_local(&o, copy_loop, &c),
-                        1);
+            bench_print("limit", names[fence], NULL, size, 1,
+                        bench_measure_local(&o, copy_loop, &c), 1);
         }
     }
 

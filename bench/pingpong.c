@@ -39,10 +39,10 @@ struct pp_ctx {
     long *pong;         /* symmetric: written by PE 1 on PE 0 */
     uint64_t *ping_sig; /* symmetric: the signals, for PP_SIGNAL */
     uint64_t *pong_sig;
-    long *ping_data;    /* symmetric: the payloads, for PP_SIGNAL */
+    long *ping_data; /* symmetric: the payloads, for PP_SIGNAL */
     long *pong_data;
-    long next;          /* the next value to send; carries on across rounds */
-    int bad;            /* a received value was not the expected one */
+    long next; /* the next value to send; carries on across rounds */
+    int bad;   /* a received value was not the expected one */
 };
 
 /* The p / wait_until form: PE 0 pings, PE 1 echoes. */
@@ -138,8 +138,8 @@ static void pp_run(const struct bench_opts *o, struct pp_ctx *c, const char *op,
 
     shmem_barrier_all();
     if (bench_me() == 0 && bench_npes() > 1) {
-        long last = c->mode == PP_P ? *(volatile long *)c->pong
-                                    : (long)*(volatile uint64_t *)c->pong_sig;
+        long last =
+            c->mode == PP_P ? *(volatile long *)c->pong : (long)*(volatile uint64_t *)c->pong_sig;
         BENCH_CHECK_MEM("pingpong", op, mem, sizeof(long), last == c->next,
                         "last pong was %ld, expected %ld", last, c->next);
     }

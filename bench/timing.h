@@ -31,12 +31,12 @@
 #define BENCH_WANTS_WINDOW 0x1
 
 struct bench_opts {
-    int quick;          /* tiny sizes, fixed few iterations, one round */
-    long iters;         /* fixed iterations per round; 0 means calibrate */
-    int reps;           /* timed rounds per measurement; the median is kept */
-    double target_ms;   /* how long a calibrated round should last */
-    size_t max_size;    /* largest message for size sweeps */
-    long window;        /* messages in flight per quiet (bw_rma) */
+    int quick;        /* tiny sizes, fixed few iterations, one round */
+    long iters;       /* fixed iterations per round; 0 means calibrate */
+    int reps;         /* timed rounds per measurement; the median is kept */
+    double target_ms; /* how long a calibrated round should last */
+    size_t max_size;  /* largest message for size sweeps */
+    long window;      /* messages in flight per quiet (bw_rma) */
 };
 
 /* What a benchmark's loop needs: its own state, plus the count to run. */
@@ -125,8 +125,7 @@ static inline int bench_parse_long(const char *s, long *out_p)
  * --help was asked for, 2 on a bad option (after naming it when `loud`).
  * The usage text is printed for 1 and 2 when `loud`.
  */
-static inline int bench_parse_opts(int argc, char **argv, struct bench_opts *o, int flags,
-                                   int loud)
+static inline int bench_parse_opts(int argc, char **argv, struct bench_opts *o, int flags, int loud)
 {
     int bad = 0, help = 0;
     long reps = 0;

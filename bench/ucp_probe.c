@@ -121,8 +121,8 @@ static void report(const char *op, double *lat, int n)
 static void serve(const char *portfile)
 {
     static uint64_t buf[512];
-    ucp_mem_map_params_t mp = {.field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
-                                             UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+    ucp_mem_map_params_t mp = {.field_mask =
+                                   UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = buf,
                                .length = sizeof(buf)};
     ucp_mem_h mem;
@@ -190,8 +190,7 @@ static void drive(const char *host, const char *port, int n)
     int fd = dial(host, port);
     void *addr = recv_blob(fd), *packed = recv_blob(fd);
     uint64_t *base_p = recv_blob(fd), base = *base_p;
-    ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS,
-                                 .address = addr};
+    ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = addr};
     ucp_ep_h ep;
     CHECK(ucp_ep_create(worker, &ep_params, &ep) == UCS_OK, "ucp_ep_create failed");
     ucp_rkey_h rkey;
@@ -225,7 +224,8 @@ static void drive(const char *host, const char *port, int n)
     report("get", lat, n);
 
     /* Fetch-add on the next word, which starts at 0: old values count up. */
-    ucp_request_param_t fp = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
+    ucp_request_param_t fp = {.op_attr_mask =
+                                  UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
                               .datatype = ucp_dt_make_contig(8),
                               .reply_buffer = &got};
     for (int r = 0; r < n; r++) {
@@ -278,8 +278,8 @@ int main(int argc, char **argv)
                                        (shoal_like ? UCP_FEATURE_WAKEUP : 0)};
     CHECK(ucp_init(&params, NULL, &ctx) == UCS_OK, "ucp_init failed");
     ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = shoal_like ? UCS_THREAD_MODE_MULTI
-                                                        : UCS_THREAD_MODE_SINGLE};
+                              .thread_mode =
+                                  shoal_like ? UCS_THREAD_MODE_MULTI : UCS_THREAD_MODE_SINGLE};
     CHECK(ucp_worker_create(ctx, &wp, &worker) == UCS_OK, "ucp_worker_create failed");
     if (portfile != NULL)
         serve(portfile);

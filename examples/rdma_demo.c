@@ -104,8 +104,9 @@ static void check(const char *what, const void *buf, size_t size, int rep, uint6
         uint64_t want = pattern_word(seed, k), got = w[k];
         if (got != want) {
             char detail[160];
-            snprintf(detail, sizeof(detail), "word %zu (byte offset %zu) is 0x%016" PRIx64
-                     ", expected 0x%016" PRIx64, k, k * 8, got, want);
+            snprintf(detail, sizeof(detail),
+                     "word %zu (byte offset %zu) is 0x%016" PRIx64 ", expected 0x%016" PRIx64, k,
+                     k * 8, got, want);
             fail(what, size, rep, detail);
         }
     }
@@ -313,9 +314,10 @@ static long bench_pingpong(int reps, double *lat)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rdma_demo [-n REPS] [-q]\n"
-               "  -n REPS  timed repetitions per row (default %d; the median is shown)\n"
-               "  -q       quick: %d repetitions (tests)\n",
+    fprintf(f,
+            "usage: rdma_demo [-n REPS] [-q]\n"
+            "  -n REPS  timed repetitions per row (default %d; the median is shown)\n"
+            "  -q       quick: %d repetitions (tests)\n",
             DEFAULT_REPS, QUICK_REPS);
 }
 
@@ -331,9 +333,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
-        case 'q': quick = 1; break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
+        case 'q':
+            quick = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
         }
     }
     if (optind < argc) {
@@ -359,8 +367,8 @@ int main(int argc, char **argv)
     pp_sig = shmem_malloc(sizeof(uint64_t));
     unsigned char *local = malloc(MAX_SIZE);
     double *lat = calloc((size_t)reps, sizeof(double));
-    if (!put_buf || !get_buf || !fadd_ctr || !cswap_ctr || !verified_total || !pp_data ||
-        !pp_sig || !local || !lat) {
+    if (!put_buf || !get_buf || !fadd_ctr || !cswap_ctr || !verified_total || !pp_data || !pp_sig ||
+        !local || !lat) {
         fprintf(stderr, "rdma_demo: PE %d: out of memory (symmetric or private)\n", me);
         shmem_global_exit(1);
     }
@@ -371,7 +379,7 @@ int main(int argc, char **argv)
         printf("rdma_demo: %d PEs; pairs PE i <-> PE i^1%s\n", npes,
                npes % 2 ? " (the last PE pairs with itself)" : "");
         printf("rdma_demo: PE 0 <-> PE %d: %s\n", peer,
-               peer == me                       ? "itself"
+               peer == me                         ? "itself"
                : shmem_ptr(put_buf, peer) == NULL ? "peer memory not mapped (shmem_ptr is NULL): "
                                                     "over the network"
                                                   : "peer memory mapped (shmem_ptr): same host");
@@ -383,7 +391,8 @@ int main(int argc, char **argv)
 #endif
         printf("rdma_demo: %d reps per row; latency is the median of one operation "
                "(put: putmem + quiet; ping-pong: half the round trip); MB/s = 10^6 B/s = "
-               "size / latency\n\n", reps);
+               "size / latency\n\n",
+               reps);
         printf("%-14s %8s %12s %12s\n", "op", "bytes", "latency_us", "MB/s");
         fflush(stdout);
     }

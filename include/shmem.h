@@ -109,7 +109,7 @@ typedef struct {
 }
 #endif
 
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && \
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L &&           \
     !defined(SHOAL_BUILDING_LIBRARY)
 #include <shmem/generic.h>
 #endif

@@ -4,7 +4,8 @@
 set -eu
 # libssl-dev: TLS for the config store; openssl: the store tests make
 # certificates; clang + libclang-rt-14-dev: the store's libFuzzer target.
-need="build-essential cmake pkg-config libssl-dev openssl clang libclang-rt-14-dev $*"
+# clang-format: the formatting check (tests/style).
+need="build-essential cmake pkg-config libssl-dev openssl clang libclang-rt-14-dev clang-format $*"
 # libucx-dev + libpmix-dev: the UCX transport and the PMIx bootstrap; openmpi-bin:
 # mpirun, the PMIx launcher of the multihost tests.
 need="$need libucx-dev libpmix-dev openmpi-bin"

@@ -82,8 +82,7 @@ int main(int argc, char **argv)
     }
     int rc = shoal_env_load(&env) == SHOAL_OK ? 0 : 1;
     shoal_env_warn_typos();
-    printf("%s, OpenSHMEM %d.%d\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
-           SHMEM_MINOR_VERSION);
+    printf("%s, OpenSHMEM %d.%d\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
     print_build();
     printf("Settings (from the environment or default):\n");
     shoal_env_print(stdout, &env, 0);

@@ -12,14 +12,14 @@
 /* ---- team-based data movement ---------------------------------------------- */
 #define SHMEM_DECL_COLL_RMA(TYPE, NAME, ...)                                                       \
     SHMEM_API int SHMEM_FN(shmem_##NAME##_broadcast)(                                              \
-        shmem_team_t team, TYPE *dest, const TYPE *source, size_t nelems, int PE_root);            \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_collect)(shmem_team_t team, TYPE *dest,                  \
+        shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems, int PE_root);           \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_collect)(shmem_team_t team, TYPE * dest,                 \
                                                    const TYPE *source, size_t nelems);             \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_fcollect)(shmem_team_t team, TYPE *dest,                 \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_fcollect)(shmem_team_t team, TYPE * dest,                \
                                                     const TYPE *source, size_t nelems);            \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_alltoall)(shmem_team_t team, TYPE *dest,                 \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_alltoall)(shmem_team_t team, TYPE * dest,                \
                                                     const TYPE *source, size_t nelems);            \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_alltoalls)(shmem_team_t team, TYPE *dest,                \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_alltoalls)(shmem_team_t team, TYPE * dest,               \
                                                      const TYPE *source, ptrdiff_t dst,            \
                                                      ptrdiff_t sst, size_t nelems);
 SHMEM_RMA_TYPES(SHMEM_DECL_COLL_RMA, unused)
@@ -37,7 +37,7 @@ SHMEM_API int SHMEM_FN(shmem_alltoallsmem)(shmem_team_t team, void *dest, const 
 
 /* ---- team-based reductions and scans ---------------------------------------- */
 #define SHMEM_DECL_REDUCE(TYPE, NAME, OP)                                                          \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_##OP##_reduce)(shmem_team_t team, TYPE *dest,            \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_##OP##_reduce)(shmem_team_t team, TYPE * dest,           \
                                                          const TYPE *source, size_t nreduce);
 SHMEM_REDUCE_BITWISE_TYPES(SHMEM_DECL_REDUCE, and)
 SHMEM_REDUCE_BITWISE_TYPES(SHMEM_DECL_REDUCE, or)
@@ -48,9 +48,9 @@ SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_REDUCE, sum)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_REDUCE, prod)
 #undef SHMEM_DECL_REDUCE
 #define SHMEM_DECL_SCAN(TYPE, NAME, ...)                                                           \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_sum_inscan)(shmem_team_t team, TYPE *dest,               \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_sum_inscan)(shmem_team_t team, TYPE * dest,              \
                                                       const TYPE *source, size_t nelems);          \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_sum_exscan)(shmem_team_t team, TYPE *dest,               \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_sum_exscan)(shmem_team_t team, TYPE * dest,              \
                                                       const TYPE *source, size_t nelems);
 SHMEM_REDUCE_ARITH_TYPES(SHMEM_DECL_SCAN, unused)
 #undef SHMEM_DECL_SCAN
@@ -79,7 +79,7 @@ SHMEM_DECL_ACTIVE_SET(64, unused)
 #undef SHMEM_DECL_ACTIVE_SET
 #define SHMEM_DECL_TO_ALL(TYPE, NAME, OP)                                                          \
     SHMEM_API void SHMEM_FN(shmem_##NAME##_##OP##_to_all)(                                         \
-        TYPE *dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, int PE_size,  \
+        TYPE * dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, int PE_size, \
         TYPE *pWrk, long *pSync);
 SHMEM_TOALL_BITWISE_TYPES(SHMEM_DECL_TO_ALL, and)
 SHMEM_TOALL_BITWISE_TYPES(SHMEM_DECL_TO_ALL, or)

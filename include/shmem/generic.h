@@ -8,6 +8,9 @@
 #ifndef SHMEM_GENERIC_H
 #define SHMEM_GENERIC_H
 
+/* The _Generic association lists read best one row a line, as written. */
+/* clang-format off */
+
 /* Called when no typed routine matches; the error attribute turns the call
  * into a compile-time error with this message. */
 void shmem_generic_unsupported_type__()
@@ -152,5 +155,7 @@ void shmem_generic_unsupported_type__()
 #define shmem_prod_reduce(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, prod_reduce, __VA_ARGS__)
 #define shmem_sum_inscan(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_inscan, __VA_ARGS__)
 #define shmem_sum_exscan(...) SHMEM_G_SELECT_TEAM(SHMEM_REDUCE_ARITH_BASE, sum_exscan, __VA_ARGS__)
+
+/* clang-format on */
 
 #endif

@@ -48,48 +48,48 @@ SHMEM_API void SHMEM_FN(shfree)(void *ptr);
 
 /* ---- RMA ------------------------------------------------------------------ */
 #define SHMEM_DECL_RMA(TYPE, NAME, ...)                                                            \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_put)(TYPE *dest, const TYPE *source, size_t nelems,     \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_put)(TYPE * dest, const TYPE *source, size_t nelems,    \
                                                 int pe);                                           \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_put)(shmem_ctx_t ctx, TYPE *dest,                   \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_put)(shmem_ctx_t ctx, TYPE * dest,                  \
                                                     const TYPE *source, size_t nelems, int pe);    \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_get)(TYPE *dest, const TYPE *source, size_t nelems,     \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_get)(TYPE * dest, const TYPE *source, size_t nelems,    \
                                                 int pe);                                           \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_get)(shmem_ctx_t ctx, TYPE *dest,                   \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_get)(shmem_ctx_t ctx, TYPE * dest,                  \
                                                     const TYPE *source, size_t nelems, int pe);    \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_nbi)(TYPE *dest, const TYPE *source, size_t nelems, \
-                                                    int pe);                                       \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_nbi)(TYPE * dest, const TYPE *source,               \
+                                                    size_t nelems, int pe);                        \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_put_nbi)(                                           \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                   \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_get_nbi)(TYPE *dest, const TYPE *source, size_t nelems, \
-                                                    int pe);                                       \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, size_t nelems, int pe);                  \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_get_nbi)(TYPE * dest, const TYPE *source,               \
+                                                    size_t nelems, int pe);                        \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_get_nbi)(                                           \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, int pe);                   \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_p)(TYPE *dest, TYPE value, int pe);                     \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_p)(shmem_ctx_t ctx, TYPE *dest, TYPE value,         \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, size_t nelems, int pe);                  \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_p)(TYPE * dest, TYPE value, int pe);                    \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_p)(shmem_ctx_t ctx, TYPE * dest, TYPE value,        \
                                                   int pe);                                         \
     SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_g)(const TYPE *source, int pe);                         \
     SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_g)(shmem_ctx_t ctx, const TYPE *source, int pe);    \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_iput)(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_iput)(TYPE * dest, const TYPE *source, ptrdiff_t dst,   \
                                                  ptrdiff_t sst, size_t nelems, int pe);            \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_iput)(shmem_ctx_t ctx, TYPE *dest,                  \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_iput)(shmem_ctx_t ctx, TYPE * dest,                 \
                                                      const TYPE *source, ptrdiff_t dst,            \
                                                      ptrdiff_t sst, size_t nelems, int pe);        \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_iget)(TYPE *dest, const TYPE *source, ptrdiff_t dst,    \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_iget)(TYPE * dest, const TYPE *source, ptrdiff_t dst,   \
                                                  ptrdiff_t sst, size_t nelems, int pe);            \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_iget)(shmem_ctx_t ctx, TYPE *dest,                  \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_iget)(shmem_ctx_t ctx, TYPE * dest,                 \
                                                      const TYPE *source, ptrdiff_t dst,            \
                                                      ptrdiff_t sst, size_t nelems, int pe);        \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_ibput)(TYPE *dest, const TYPE *source, ptrdiff_t dst,   \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_ibput)(TYPE * dest, const TYPE *source, ptrdiff_t dst,  \
                                                   ptrdiff_t sst, size_t bsize, size_t nblocks,     \
                                                   int pe);                                         \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_ibput)(                                             \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
         size_t bsize, size_t nblocks, int pe);                                                     \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_ibget)(TYPE *dest, const TYPE *source, ptrdiff_t dst,   \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_ibget)(TYPE * dest, const TYPE *source, ptrdiff_t dst,  \
                                                   ptrdiff_t sst, size_t bsize, size_t nblocks,     \
                                                   int pe);                                         \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_ibget)(                                             \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,            \
         size_t bsize, size_t nblocks, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_RMA, unused)
 #undef SHMEM_DECL_RMA
@@ -154,64 +154,65 @@ SHMEM_API void SHMEM_FN(shmem_ctx_getmem_nbi)(shmem_ctx_t ctx, void *dest, const
     SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch)(const TYPE *source, int pe);              \
     SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch)(shmem_ctx_t ctx, const TYPE *source,  \
                                                              int pe);                              \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_set)(TYPE *dest, TYPE value, int pe);            \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_set)(shmem_ctx_t ctx, TYPE *dest,            \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_set)(TYPE * dest, TYPE value, int pe);           \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_set)(shmem_ctx_t ctx, TYPE * dest,           \
                                                            TYPE value, int pe);                    \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_swap)(TYPE *dest, TYPE value, int pe);           \
-    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_swap)(shmem_ctx_t ctx, TYPE *dest,           \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_swap)(TYPE * dest, TYPE value, int pe);          \
+    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_swap)(shmem_ctx_t ctx, TYPE * dest,          \
                                                             TYPE value, int pe);                   \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_nbi)(TYPE *fetch, const TYPE *source,      \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_nbi)(TYPE * fetch, const TYPE *source,     \
                                                              int pe);                              \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_nbi)(shmem_ctx_t ctx, TYPE *fetch,     \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_nbi)(shmem_ctx_t ctx, TYPE * fetch,    \
                                                                  const TYPE *source, int pe);      \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_swap_nbi)(TYPE *fetch, TYPE *dest, TYPE value,   \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_swap_nbi)(TYPE * fetch, TYPE * dest, TYPE value, \
                                                             int pe);                               \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_swap_nbi)(shmem_ctx_t ctx, TYPE *fetch,      \
-                                                                TYPE *dest, TYPE value, int pe);
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_swap_nbi)(shmem_ctx_t ctx, TYPE * fetch,     \
+                                                                TYPE * dest, TYPE value, int pe);
 SHMEM_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_EXTENDED, unused)
 #undef SHMEM_DECL_AMO_EXTENDED
 
 #define SHMEM_DECL_AMO_STANDARD(TYPE, NAME, ...)                                                   \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_compare_swap)(TYPE *dest, TYPE cond, TYPE value, \
-                                                                int pe);                           \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_compare_swap)(TYPE * dest, TYPE cond,            \
+                                                                TYPE value, int pe);               \
     SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_compare_swap)(                               \
-        shmem_ctx_t ctx, TYPE *dest, TYPE cond, TYPE value, int pe);                               \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_inc)(TYPE *dest, int pe);                  \
-    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE *dest,      \
+        shmem_ctx_t ctx, TYPE * dest, TYPE cond, TYPE value, int pe);                              \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_inc)(TYPE * dest, int pe);                 \
+    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE * dest,     \
                                                                  int pe);                          \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_inc)(TYPE *dest, int pe);                        \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE *dest, int pe);   \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_add)(TYPE *dest, TYPE value, int pe);      \
-    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_add)(shmem_ctx_t ctx, TYPE *dest,      \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_inc)(TYPE * dest, int pe);                       \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE * dest, int pe);  \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_add)(TYPE * dest, TYPE value, int pe);     \
+    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_add)(shmem_ctx_t ctx, TYPE * dest,     \
                                                                  TYPE value, int pe);              \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_add)(TYPE *dest, TYPE value, int pe);            \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_add)(shmem_ctx_t ctx, TYPE *dest,            \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_add)(TYPE * dest, TYPE value, int pe);           \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_add)(shmem_ctx_t ctx, TYPE * dest,           \
                                                            TYPE value, int pe);                    \
     SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_compare_swap_nbi)(                               \
-        TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe);                                   \
+        TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe);                                 \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_compare_swap_nbi)(                           \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe);                  \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE *fetch, TYPE *dest, int pe); \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_inc_nbi)(shmem_ctx_t ctx, TYPE *fetch, \
-                                                                     TYPE *dest, int pe);          \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_add_nbi)(TYPE *fetch, TYPE *dest,          \
+        shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe);                \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE * fetch, TYPE * dest,        \
+                                                                 int pe);                          \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_inc_nbi)(                              \
+        shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, int pe);                                       \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_add_nbi)(TYPE * fetch, TYPE * dest,        \
                                                                  TYPE value, int pe);              \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_add_nbi)(                              \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);
+        shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE value, int pe);
 SHMEM_STANDARD_AMO_TYPES(SHMEM_DECL_AMO_STANDARD, unused)
 #undef SHMEM_DECL_AMO_STANDARD
 
 #define SHMEM_DECL_AMO_BITWISE_OP(TYPE, NAME, OP)                                                  \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_##OP)(TYPE *dest, TYPE value, int pe);     \
-    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_##OP)(shmem_ctx_t ctx, TYPE *dest,     \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_atomic_fetch_##OP)(TYPE * dest, TYPE value, int pe);    \
+    SHMEM_API TYPE SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_##OP)(shmem_ctx_t ctx, TYPE * dest,    \
                                                                   TYPE value, int pe);             \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_##OP)(TYPE *dest, TYPE value, int pe);           \
-    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_##OP)(shmem_ctx_t ctx, TYPE *dest,           \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_##OP)(TYPE * dest, TYPE value, int pe);          \
+    SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_##OP)(shmem_ctx_t ctx, TYPE * dest,          \
                                                             TYPE value, int pe);                   \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_##OP##_nbi)(TYPE *fetch, TYPE *dest,       \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_atomic_fetch_##OP##_nbi)(TYPE * fetch, TYPE * dest,     \
                                                                     TYPE value, int pe);           \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_atomic_fetch_##OP##_nbi)(                           \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe);
+        shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE value, int pe);
 SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, and)
 SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, or)
 SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, xor)
@@ -219,17 +220,17 @@ SHMEM_BITWISE_AMO_TYPES(SHMEM_DECL_AMO_BITWISE_OP, xor)
 
 /* Deprecated AMO names (OpenSHMEM 1.3 and earlier). */
 #define SHMEM_DECL_AMO_LEGACY(TYPE, NAME, ...)                                                     \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_cswap)(TYPE *dest, TYPE cond, TYPE value, int pe);      \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_finc)(TYPE *dest, int pe);                              \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_inc)(TYPE *dest, int pe);                               \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_fadd)(TYPE *dest, TYPE value, int pe);                  \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_add)(TYPE *dest, TYPE value, int pe);
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_cswap)(TYPE * dest, TYPE cond, TYPE value, int pe);     \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_finc)(TYPE * dest, int pe);                             \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_inc)(TYPE * dest, int pe);                              \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_fadd)(TYPE * dest, TYPE value, int pe);                 \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_add)(TYPE * dest, TYPE value, int pe);
 SHMEM_LEGACY_AMO_TYPES(SHMEM_DECL_AMO_LEGACY, unused)
 #undef SHMEM_DECL_AMO_LEGACY
 #define SHMEM_DECL_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                            \
     SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_fetch)(const TYPE *source, int pe);                     \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_set)(TYPE *dest, TYPE value, int pe);                   \
-    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_swap)(TYPE *dest, TYPE value, int pe);
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_set)(TYPE * dest, TYPE value, int pe);                  \
+    SHMEM_API TYPE SHMEM_FN(shmem_##NAME##_swap)(TYPE * dest, TYPE value, int pe);
 SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHMEM_DECL_AMO_LEGACY_EXTENDED, unused)
 #undef SHMEM_DECL_AMO_LEGACY_EXTENDED
 /* The pre-1.3 untyped swap on a long, kept for C99 and C++ callers and the ABI; in C11
@@ -246,40 +247,42 @@ SHMEM_API void SHMEM_FN(shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int *target_p
 
 /* ---- point-to-point synchronization ----------------------------------------- */
 #define SHMEM_DECL_SYNC(TYPE, NAME, ...)                                                           \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_wait_until)(TYPE *ivar, int cmp, TYPE cmp_value);       \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_wait_until)(TYPE * ivar, int cmp, TYPE cmp_value);      \
     SHMEM_API void SHMEM_FN(shmem_##NAME##_wait_until_all)(                                        \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                   \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                  \
     SHMEM_API size_t SHMEM_FN(shmem_##NAME##_wait_until_any)(                                      \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                   \
-    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_wait_until_some)(                                     \
-        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp, TYPE cmp_value);  \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                  \
+    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_wait_until_some)(TYPE * ivars, size_t nelems,         \
+                                                              size_t * indices, const int *status, \
+                                                              int cmp, TYPE cmp_value);            \
     SHMEM_API void SHMEM_FN(shmem_##NAME##_wait_until_all_vector)(                                 \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                 \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                \
     SHMEM_API size_t SHMEM_FN(shmem_##NAME##_wait_until_any_vector)(                               \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                 \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                \
     SHMEM_API size_t SHMEM_FN(shmem_##NAME##_wait_until_some_vector)(                              \
-        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp,                   \
+        TYPE * ivars, size_t nelems, size_t * indices, const int *status, int cmp,                 \
         TYPE *cmp_values);                                                                         \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_test)(TYPE *ivar, int cmp, TYPE cmp_value);              \
-    SHMEM_API int SHMEM_FN(shmem_##NAME##_test_all)(TYPE *ivars, size_t nelems, const int *status, \
-                                                    int cmp, TYPE cmp_value);                      \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_test)(TYPE * ivar, int cmp, TYPE cmp_value);             \
+    SHMEM_API int SHMEM_FN(shmem_##NAME##_test_all)(TYPE * ivars, size_t nelems,                   \
+                                                    const int *status, int cmp, TYPE cmp_value);   \
     SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_any)(                                            \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                   \
-    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_some)(                                           \
-        TYPE *ivars, size_t nelems, size_t *indices, const int *status, int cmp, TYPE cmp_value);  \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value);                  \
+    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_some)(TYPE * ivars, size_t nelems,               \
+                                                        size_t * indices, const int *status,       \
+                                                        int cmp, TYPE cmp_value);                  \
     SHMEM_API int SHMEM_FN(shmem_##NAME##_test_all_vector)(                                        \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                 \
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                \
     SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_any_vector)(                                     \
-        TYPE *ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                 \
-    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_some_vector)(TYPE *ivars, size_t nelems,         \
-                                                               size_t *indices, const int *status, \
-                                                               int cmp, TYPE *cmp_values);
+        TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE *cmp_values);                \
+    SHMEM_API size_t SHMEM_FN(shmem_##NAME##_test_some_vector)(                                    \
+        TYPE * ivars, size_t nelems, size_t * indices, const int *status, int cmp,                 \
+        TYPE *cmp_values);
 SHMEM_SYNC_TYPES(SHMEM_DECL_SYNC, unused)
 #undef SHMEM_DECL_SYNC
 
 /* Deprecated waits. */
 #define SHMEM_DECL_WAIT_LEGACY(TYPE, NAME, ...)                                                    \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_wait)(TYPE *ivar, TYPE cmp_value);
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_wait)(TYPE * ivar, TYPE cmp_value);
 SHMEM_LEGACY_WAIT_TYPES(SHMEM_DECL_WAIT_LEGACY, unused)
 #undef SHMEM_DECL_WAIT_LEGACY
 SHMEM_API void SHMEM_FN(shmem_wait)(long *ivar, long cmp_value);
@@ -315,17 +318,17 @@ SHMEM_API void SHMEM_FN(shmem_ctx_session_stop)(shmem_ctx_t ctx);
 
 /* ---- signals ------------------------------------------------------------------ */
 #define SHMEM_DECL_PUT_SIGNAL(TYPE, NAME, ...)                                                     \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_signal)(TYPE *dest, const TYPE *source,             \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_signal)(TYPE * dest, const TYPE *source,            \
                                                        size_t nelems, uint64_t *sig_addr,          \
                                                        uint64_t signal, int sig_op, int pe);       \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_put_signal)(                                        \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,        \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,       \
         uint64_t signal, int sig_op, int pe);                                                      \
-    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_signal_nbi)(TYPE *dest, const TYPE *source,         \
+    SHMEM_API void SHMEM_FN(shmem_##NAME##_put_signal_nbi)(TYPE * dest, const TYPE *source,        \
                                                            size_t nelems, uint64_t *sig_addr,      \
                                                            uint64_t signal, int sig_op, int pe);   \
     SHMEM_API void SHMEM_FN(shmem_ctx_##NAME##_put_signal_nbi)(                                    \
-        shmem_ctx_t ctx, TYPE *dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,        \
+        shmem_ctx_t ctx, TYPE * dest, const TYPE *source, size_t nelems, uint64_t *sig_addr,       \
         uint64_t signal, int sig_op, int pe);
 SHMEM_RMA_TYPES(SHMEM_DECL_PUT_SIGNAL, unused)
 #undef SHMEM_DECL_PUT_SIGNAL

@@ -54,8 +54,8 @@ static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssi
     PyArrayObject *dest, *fetch = NULL;
     shoalpy_scalar_t value, cond, result;
     if (shoalpy_nargs(o->name, nargs, fixed, fixed + 1) != 0 ||
-        shoalpy_pe_ctx_args(args[fixed - 1], nargs > fixed ? args[fixed] : NULL, o->name, &pe,
-                            &wpe, &ctx) != 0)
+        shoalpy_pe_ctx_args(args[fixed - 1], nargs > fixed ? args[fixed] : NULL, o->name, &pe, &wpe,
+                            &ctx) != 0)
         return NULL;
     Py_ssize_t i = 0;
     if (o->fetch_arg && shoalpy_array_arg(args[i++], o->name, "fetch", &fetch) != 0)
@@ -95,10 +95,10 @@ static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssi
     Py_RETURN_NONE;
 }
 
-#define DEF_AMO(name, OP)                                                                      \
-    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)           \
-    {                                                                                          \
-        return amo_call(SHOALPY_AMO_##OP, args, nargs);                                        \
+#define DEF_AMO(name, OP)                                                                          \
+    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)               \
+    {                                                                                              \
+        return amo_call(SHOALPY_AMO_##OP, args, nargs);                                            \
     }
 DEF_AMO(fetch, FETCH)
 DEF_AMO(set, SET)

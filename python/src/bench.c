@@ -30,8 +30,7 @@ static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs
     long *rp = PyArray_DATA(r), *lp = PyArray_DATA(l), sink = 0;
     size_t nb = (size_t)PyArray_NBYTES(l);
     double t0 = 0, t1 = 0;
-    Py_BEGIN_ALLOW_THREADS
-    t0 = now_s();
+    Py_BEGIN_ALLOW_THREADS t0 = now_s();
     if (strcmp(op, "p") == 0)
         for (long long i = 0; i < iters; i++)
             shmem_long_p(rp, (long)i, (int)pe);
@@ -48,8 +47,7 @@ static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs
         for (long long i = 0; i < iters; i++)
             shmem_putmem(rp, lp, nb, (int)pe);
     t1 = now_s();
-    Py_END_ALLOW_THREADS
-    (void)sink;
+    Py_END_ALLOW_THREADS(void) sink;
     return PyFloat_FromDouble((t1 - t0) / (double)iters);
 }
 

@@ -77,14 +77,13 @@ static PyObject *py_broadcast(PyObject *m, PyObject *const *args, Py_ssize_t nar
     }
     if (PyArray_SIZE(d) != PyArray_SIZE(s))
         return size_error(fn, "dest and source must have the same size", PyArray_SIZE(d),
-                          PyArray_SIZE(s), n), NULL;
+                          PyArray_SIZE(s), n),
+               NULL;
     int rc;
     void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
     size_t nb = (size_t)PyArray_NBYTES(s);
-    Py_BEGIN_ALLOW_THREADS
-    rc = shmem_broadcastmem(team, dp, sp, nb, (int)root);
-    Py_END_ALLOW_THREADS
-    return status_result(fn, rc);
+    Py_BEGIN_ALLOW_THREADS rc = shmem_broadcastmem(team, dp, sp, nb, (int)root);
+    Py_END_ALLOW_THREADS return status_result(fn, rc);
 }
 
 /* collect, fcollect, alltoall: (dest, source, team=None). */
@@ -107,18 +106,17 @@ static PyObject *gather(const char *fn, gather_t kind, PyObject *const *args, Py
     case C_FCOLLECT:
         if (dn != sn * n)
             return size_error(fn, "dest must hold team size x source elements", dn, sn, n), NULL;
-        Py_BEGIN_ALLOW_THREADS
-        rc = shmem_fcollectmem(team, dp, sp, (size_t)sn * item);
-        Py_END_ALLOW_THREADS
-        break;
+        Py_BEGIN_ALLOW_THREADS rc = shmem_fcollectmem(team, dp, sp, (size_t)sn * item);
+        Py_END_ALLOW_THREADS break;
     case C_ALLTOALL:
         if (dn != sn || sn % n != 0)
-            return size_error(fn, "dest and source must have the same size, a multiple of the "
-                              "team size", dn, sn, n), NULL;
-        Py_BEGIN_ALLOW_THREADS
-        rc = shmem_alltoallmem(team, dp, sp, (size_t)(sn / n) * item);
-        Py_END_ALLOW_THREADS
-        break;
+            return size_error(fn,
+                              "dest and source must have the same size, a multiple of the "
+                              "team size",
+                              dn, sn, n),
+                   NULL;
+        Py_BEGIN_ALLOW_THREADS rc = shmem_alltoallmem(team, dp, sp, (size_t)(sn / n) * item);
+        Py_END_ALLOW_THREADS break;
     case C_COLLECT: {
         /* The library cannot tell that dest is too small, so the sizes are
          * gathered first (one fcollect on the team's scratch words). */
@@ -130,11 +128,10 @@ static PyObject *gather(const char *fn, gather_t kind, PyObject *const *args, Py
             total += c[i];
         if ((size_t)dn < total)
             return size_error(fn, "dest must hold the sum of every PE's source size", dn,
-                              (Py_ssize_t)total, n), NULL;
-        Py_BEGIN_ALLOW_THREADS
-        rc = shmem_collectmem(team, dp, sp, (size_t)sn * item);
-        Py_END_ALLOW_THREADS
-        break;
+                              (Py_ssize_t)total, n),
+                   NULL;
+        Py_BEGIN_ALLOW_THREADS rc = shmem_collectmem(team, dp, sp, (size_t)sn * item);
+        Py_END_ALLOW_THREADS break;
     }
     }
     return status_result(fn, rc);
@@ -172,31 +169,50 @@ static PyObject *py_alltoalls(PyObject *m, PyObject *const *args, Py_ssize_t nar
     }
     const long long last = ne * n - 1;
     if (ne > 0 && (PyArray_SIZE(d) <= last * dst || PyArray_SIZE(s) <= last * sst))
-        return size_error(fn, "dest needs (nelems x team size - 1) x dst + 1 elements and source "
-                          "the same with sst", PyArray_SIZE(d), PyArray_SIZE(s), n), NULL;
+        return size_error(fn,
+                          "dest needs (nelems x team size - 1) x dst + 1 elements and source "
+                          "the same with sst",
+                          PyArray_SIZE(d), PyArray_SIZE(s), n),
+               NULL;
     int rc;
     void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
-    Py_BEGIN_ALLOW_THREADS
-    switch (PyArray_ITEMSIZE(s)) {
-    case 1: rc = shmem_uint8_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
-    case 2: rc = shmem_uint16_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
-    case 4: rc = shmem_uint32_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
-    case 8: rc = shmem_uint64_alltoalls(team, dp, sp, dst, sst, (size_t)ne); break;
-    default: rc = -2; break;
+    Py_BEGIN_ALLOW_THREADS switch (PyArray_ITEMSIZE(s))
+    {
+    case 1:
+        rc = shmem_uint8_alltoalls(team, dp, sp, dst, sst, (size_t)ne);
+        break;
+    case 2:
+        rc = shmem_uint16_alltoalls(team, dp, sp, dst, sst, (size_t)ne);
+        break;
+    case 4:
+        rc = shmem_uint32_alltoalls(team, dp, sp, dst, sst, (size_t)ne);
+        break;
+    case 8:
+        rc = shmem_uint64_alltoalls(team, dp, sp, dst, sst, (size_t)ne);
+        break;
+    default:
+        rc = -2;
+        break;
     }
-    Py_END_ALLOW_THREADS
-    if (rc == -2) {
+    Py_END_ALLOW_THREADS if (rc == -2)
+    {
         PyErr_Format(PyExc_TypeError, "%s: elements of 1, 2, 4 or 8 bytes only", fn);
         return NULL;
     }
     return status_result(fn, rc);
 }
 
-static const char *const op_names[SHOALPY_OP_COUNT] = {"and", "or", "xor", "max", "min",
+static const char *const op_names[SHOALPY_OP_COUNT] = {"and", "or",   "xor",    "max",   "min",
                                                        "sum", "prod", "inscan", "exscan"};
-static const char *const op_family[SHOALPY_OP_COUNT] = {
-    "bitwise reduction", "bitwise reduction", "bitwise reduction", "min/max reduction",
-    "min/max reduction", "arithmetic reduction", "arithmetic reduction", "scan", "scan"};
+static const char *const op_family[SHOALPY_OP_COUNT] = {"bitwise reduction",
+                                                        "bitwise reduction",
+                                                        "bitwise reduction",
+                                                        "min/max reduction",
+                                                        "min/max reduction",
+                                                        "arithmetic reduction",
+                                                        "arithmetic reduction",
+                                                        "scan",
+                                                        "scan"};
 
 static PyObject *reduce_call(const char *fn, shoalpy_op_t op, PyObject *d_obj, PyObject *s_obj,
                              PyObject *team_obj)
@@ -210,14 +226,13 @@ static PyObject *reduce_call(const char *fn, shoalpy_op_t op, PyObject *d_obj, P
         return shoalpy_dtype_error(fn, s, op_family[op]), NULL;
     if (PyArray_SIZE(d) != PyArray_SIZE(s))
         return size_error(fn, "dest and source must have the same size", PyArray_SIZE(d),
-                          PyArray_SIZE(s), shmem_team_n_pes(team)), NULL;
+                          PyArray_SIZE(s), shmem_team_n_pes(team)),
+               NULL;
     int rc;
     void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
     size_t n = (size_t)PyArray_SIZE(s);
-    Py_BEGIN_ALLOW_THREADS
-    rc = f(team, dp, sp, n);
-    Py_END_ALLOW_THREADS
-    return status_result(fn, rc);
+    Py_BEGIN_ALLOW_THREADS rc = f(team, dp, sp, n);
+    Py_END_ALLOW_THREADS return status_result(fn, rc);
 }
 
 static PyObject *py_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -226,8 +241,10 @@ static PyObject *py_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (shoalpy_nargs(fn, nargs, 3, 4) != 0)
         return NULL;
     if (!PyUnicode_Check(args[2])) {
-        PyErr_Format(PyExc_TypeError, "%s: op must be a string (and, or, xor, max, min, sum, "
-                     "prod)", fn);
+        PyErr_Format(PyExc_TypeError,
+                     "%s: op must be a string (and, or, xor, max, min, sum, "
+                     "prod)",
+                     fn);
         return NULL;
     }
     const char *name = PyUnicode_AsUTF8(args[2]);
@@ -264,10 +281,8 @@ static PyObject *py_sync(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         shoalpy_team_arg(nargs > 0 ? args[0] : NULL, "shoal.sync", &team) != 0)
         return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = shmem_team_sync(team);
-    Py_END_ALLOW_THREADS
-    return status_result("shoal.sync", rc);
+    Py_BEGIN_ALLOW_THREADS rc = shmem_team_sync(team);
+    Py_END_ALLOW_THREADS return status_result("shoal.sync", rc);
 }
 
 PyMethodDef shoalpy_coll_methods[] = {

@@ -33,8 +33,8 @@ int shoalpy_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t m
     if (min == max)
         PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", fn, min, nargs);
     else
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", fn, min,
-                     max, nargs);
+        PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", fn, min, max,
+                     nargs);
     return -1;
 }
 
@@ -153,7 +153,9 @@ int shoalpy_to_scalar(PyObject *o, int type_num, const char *fn, const char *wha
                       shoalpy_scalar_t *out)
 {
     switch (type_num) {
-    case NPY_FLOAT: case NPY_DOUBLE: case NPY_LONGDOUBLE: {
+    case NPY_FLOAT:
+    case NPY_DOUBLE:
+    case NPY_LONGDOUBLE: {
         double d = PyFloat_AsDouble(o);
         if (d == -1.0 && PyErr_Occurred())
             goto type_error;
@@ -165,7 +167,8 @@ int shoalpy_to_scalar(PyObject *o, int type_num, const char *fn, const char *wha
             out->ld = d;
         return 0;
     }
-    case NPY_CFLOAT: case NPY_CDOUBLE: {
+    case NPY_CFLOAT:
+    case NPY_CDOUBLE: {
         Py_complex c = PyComplex_AsCComplex(o);
         if (c.real == -1.0 && PyErr_Occurred())
             goto type_error;
@@ -207,10 +210,18 @@ int shoalpy_to_scalar(PyObject *o, int type_num, const char *fn, const char *wha
         return -1;
     }
     switch (size) {
-    case 1: out->uc = (unsigned char)(is_signed ? (unsigned long long)v : u); break;
-    case 2: out->us = (unsigned short)(is_signed ? (unsigned long long)v : u); break;
-    case 4: out->u = (unsigned)(is_signed ? (unsigned long long)v : u); break;
-    default: out->ull = is_signed ? (unsigned long long)v : u; break;
+    case 1:
+        out->uc = (unsigned char)(is_signed ? (unsigned long long)v : u);
+        break;
+    case 2:
+        out->us = (unsigned short)(is_signed ? (unsigned long long)v : u);
+        break;
+    case 4:
+        out->u = (unsigned)(is_signed ? (unsigned long long)v : u);
+        break;
+    default:
+        out->ull = is_signed ? (unsigned long long)v : u;
+        break;
     }
     return 0;
 type_error:
@@ -224,22 +235,38 @@ PyObject *shoalpy_from_scalar(int type_num, const void *value)
 {
     const shoalpy_scalar_t *s = value;
     switch (type_num) {
-    case NPY_BYTE: return PyLong_FromLong(s->sc);
-    case NPY_UBYTE: return PyLong_FromLong(s->uc);
-    case NPY_SHORT: return PyLong_FromLong(s->s);
-    case NPY_USHORT: return PyLong_FromLong(s->us);
-    case NPY_INT: return PyLong_FromLong(s->i);
-    case NPY_UINT: return PyLong_FromUnsignedLong(s->u);
-    case NPY_LONG: return PyLong_FromLong(s->l);
-    case NPY_ULONG: return PyLong_FromUnsignedLong(s->ul);
-    case NPY_LONGLONG: return PyLong_FromLongLong(s->ll);
-    case NPY_ULONGLONG: return PyLong_FromUnsignedLongLong(s->ull);
-    case NPY_FLOAT: return PyFloat_FromDouble(s->f);
-    case NPY_DOUBLE: return PyFloat_FromDouble(s->d);
-    case NPY_LONGDOUBLE: return PyFloat_FromDouble((double)s->ld);
-    case NPY_CFLOAT: return PyComplex_FromDoubles(__real__ s->cf, __imag__ s->cf);
-    case NPY_CDOUBLE: return PyComplex_FromDoubles(__real__ s->cd, __imag__ s->cd);
-    default: break;
+    case NPY_BYTE:
+        return PyLong_FromLong(s->sc);
+    case NPY_UBYTE:
+        return PyLong_FromLong(s->uc);
+    case NPY_SHORT:
+        return PyLong_FromLong(s->s);
+    case NPY_USHORT:
+        return PyLong_FromLong(s->us);
+    case NPY_INT:
+        return PyLong_FromLong(s->i);
+    case NPY_UINT:
+        return PyLong_FromUnsignedLong(s->u);
+    case NPY_LONG:
+        return PyLong_FromLong(s->l);
+    case NPY_ULONG:
+        return PyLong_FromUnsignedLong(s->ul);
+    case NPY_LONGLONG:
+        return PyLong_FromLongLong(s->ll);
+    case NPY_ULONGLONG:
+        return PyLong_FromUnsignedLongLong(s->ull);
+    case NPY_FLOAT:
+        return PyFloat_FromDouble(s->f);
+    case NPY_DOUBLE:
+        return PyFloat_FromDouble(s->d);
+    case NPY_LONGDOUBLE:
+        return PyFloat_FromDouble((double)s->ld);
+    case NPY_CFLOAT:
+        return PyComplex_FromDoubles(__real__ s->cf, __imag__ s->cf);
+    case NPY_CDOUBLE:
+        return PyComplex_FromDoubles(__real__ s->cd, __imag__ s->cd);
+    default:
+        break;
     }
     PyErr_SetString(PyExc_TypeError, "unsupported dtype");
     return NULL;
@@ -248,8 +275,7 @@ PyObject *shoalpy_from_scalar(int type_num, const void *value)
 /* ---- SymBuf: the owner of one symmetric allocation ----------------------------- */
 
 typedef struct {
-    PyObject_HEAD
-    void *ptr;
+    PyObject_HEAD void *ptr;
     size_t size;
 } symbuf_t;
 
@@ -299,10 +325,9 @@ static PyObject *py_alloc(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     if (buf == NULL)
         goto free_descr;
     buf->size = nbytes ? nbytes : 1;
-    Py_BEGIN_ALLOW_THREADS
-    buf->ptr = shmem_align(64, buf->size);
-    Py_END_ALLOW_THREADS
-    if (buf->ptr == NULL) {
+    Py_BEGIN_ALLOW_THREADS buf->ptr = shmem_align(64, buf->size);
+    Py_END_ALLOW_THREADS if (buf->ptr == NULL)
+    {
         size_t total, used, largest;
         shmemx_heap_info(&total, &used, &largest);
         PyErr_Format(PyExc_MemoryError,
@@ -312,8 +337,8 @@ static PyObject *py_alloc(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
         Py_DECREF(buf);
         goto free_descr;
     }
-    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, shape.len, shape.ptr, NULL,
-                                         buf->ptr, NPY_ARRAY_CARRAY, NULL);
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, shape.len, shape.ptr, NULL, buf->ptr,
+                                         NPY_ARRAY_CARRAY, NULL);
     descr = NULL; /* stolen */
     if (arr == NULL || PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)buf) != 0) {
         Py_XDECREF(arr);
@@ -327,8 +352,7 @@ static PyObject *py_alloc(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
             PyMem_Free(shape.ptr);
             return NULL;
         }
-        Py_BEGIN_ALLOW_THREADS
-        shmem_barrier_all();
+        Py_BEGIN_ALLOW_THREADS shmem_barrier_all();
         Py_END_ALLOW_THREADS
     }
     PyMem_Free(shape.ptr);
@@ -364,10 +388,8 @@ static PyObject *py_free(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     }
     void *p = buf->ptr;
     buf->ptr = NULL;
-    Py_BEGIN_ALLOW_THREADS
-    shmem_free(p);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS shmem_free(p);
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_is_symmetric(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -423,23 +445,25 @@ static PyObject *py_peer(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 
 /* ---- job-wide calls ---------------------------------------------------------- */
 
-static PyObject *py_my_pe(PyObject *m, PyObject *unused) { return PyLong_FromLong(shmem_my_pe()); }
-static PyObject *py_n_pes(PyObject *m, PyObject *unused) { return PyLong_FromLong(shmem_n_pes()); }
+static PyObject *py_my_pe(PyObject *m, PyObject *unused)
+{
+    return PyLong_FromLong(shmem_my_pe());
+}
+static PyObject *py_n_pes(PyObject *m, PyObject *unused)
+{
+    return PyLong_FromLong(shmem_n_pes());
+}
 
 static PyObject *py_barrier_all(PyObject *m, PyObject *unused)
 {
-    Py_BEGIN_ALLOW_THREADS
-    shmem_barrier_all();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS shmem_barrier_all();
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_sync_all(PyObject *m, PyObject *unused)
 {
-    Py_BEGIN_ALLOW_THREADS
-    shmem_sync_all();
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS shmem_sync_all();
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_pe_accessible(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -479,7 +503,8 @@ static PyObject *py_info(PyObject *m, PyObject *unused)
 }
 
 static PyMethodDef module_methods[] = {
-    SHOALPY_FASTCALL("alloc", py_alloc, "alloc(shape, dtype, fill) -> symmetric ndarray (collective)."),
+    SHOALPY_FASTCALL("alloc", py_alloc,
+                     "alloc(shape, dtype, fill) -> symmetric ndarray (collective)."),
     SHOALPY_FASTCALL("free", py_free, "free(a): release a symmetric array (collective)."),
     SHOALPY_FASTCALL("is_symmetric", py_is_symmetric, "is_symmetric(a) -> bool."),
     SHOALPY_FASTCALL("peer", py_peer, "peer(a, pe) -> view of PE pe's copy of a."),
@@ -497,10 +522,16 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef core_module = {
-    PyModuleDef_HEAD_INIT, "shoal._core",
+    PyModuleDef_HEAD_INIT,
+    "shoal._core",
     "The C core of the shoal package: every call parses its arguments and dispatches on dtype in "
     "C, over libshoal.",
-    -1, module_methods, NULL, NULL, NULL, NULL,
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 };
 
 /* Runs after the interpreter has finalized, with the process's exit status
@@ -543,12 +574,22 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddFunctions(m, shoalpy_bench_methods) < 0 ||
         PyModule_AddFunctions(m, shoalpy_team_methods) < 0 || shoalpy_team_add_types(m) < 0)
         goto fail;
-    struct { const char *name; long value; } constants[] = {
-        {"CMP_EQ", SHMEM_CMP_EQ}, {"CMP_NE", SHMEM_CMP_NE}, {"CMP_GT", SHMEM_CMP_GT},
-        {"CMP_GE", SHMEM_CMP_GE}, {"CMP_LT", SHMEM_CMP_LT}, {"CMP_LE", SHMEM_CMP_LE},
-        {"SIGNAL_SET", SHMEM_SIGNAL_SET}, {"SIGNAL_ADD", SHMEM_SIGNAL_ADD},
-        {"CTX_SERIALIZED", SHMEM_CTX_SERIALIZED}, {"CTX_PRIVATE", SHMEM_CTX_PRIVATE},
-        {"CTX_NOSTORE", SHMEM_CTX_NOSTORE}, {"TEAM_NUM_CONTEXTS", SHMEM_TEAM_NUM_CONTEXTS},
+    struct {
+        const char *name;
+        long value;
+    } constants[] = {
+        {"CMP_EQ", SHMEM_CMP_EQ},
+        {"CMP_NE", SHMEM_CMP_NE},
+        {"CMP_GT", SHMEM_CMP_GT},
+        {"CMP_GE", SHMEM_CMP_GE},
+        {"CMP_LT", SHMEM_CMP_LT},
+        {"CMP_LE", SHMEM_CMP_LE},
+        {"SIGNAL_SET", SHMEM_SIGNAL_SET},
+        {"SIGNAL_ADD", SHMEM_SIGNAL_ADD},
+        {"CTX_SERIALIZED", SHMEM_CTX_SERIALIZED},
+        {"CTX_PRIVATE", SHMEM_CTX_PRIVATE},
+        {"CTX_NOSTORE", SHMEM_CTX_NOSTORE},
+        {"TEAM_NUM_CONTEXTS", SHMEM_TEAM_NUM_CONTEXTS},
         {"THREAD_LEVEL", provided},
     };
     for (size_t i = 0; i < sizeof(constants) / sizeof(constants[0]); i++)

@@ -20,12 +20,18 @@ typedef void (*strided_fn)(shmem_ctx_t, void *, const void *, ptrdiff_t, ptrdiff
 static strided_fn strided_for(int to_remote, npy_intp itemsize)
 {
     switch (itemsize) {
-    case 1: return to_remote ? shmem_ctx_iput8 : shmem_ctx_iget8;
-    case 2: return to_remote ? shmem_ctx_iput16 : shmem_ctx_iget16;
-    case 4: return to_remote ? shmem_ctx_iput32 : shmem_ctx_iget32;
-    case 8: return to_remote ? shmem_ctx_iput64 : shmem_ctx_iget64;
-    case 16: return to_remote ? shmem_ctx_iput128 : shmem_ctx_iget128;
-    default: return NULL;
+    case 1:
+        return to_remote ? shmem_ctx_iput8 : shmem_ctx_iget8;
+    case 2:
+        return to_remote ? shmem_ctx_iput16 : shmem_ctx_iget16;
+    case 4:
+        return to_remote ? shmem_ctx_iput32 : shmem_ctx_iget32;
+    case 8:
+        return to_remote ? shmem_ctx_iput64 : shmem_ctx_iget64;
+    case 16:
+        return to_remote ? shmem_ctx_iput128 : shmem_ctx_iget128;
+    default:
+        return NULL;
     }
 }
 
@@ -92,15 +98,16 @@ static PyObject *xfer(xfer_t kind, PyObject *const *args, Py_ssize_t nargs)
     if (shoalpy_nargs(fn, nargs, 3, 4) != 0 ||
         shoalpy_pe_ctx_args(args[2], nargs > 3 ? args[3] : NULL, fn, &pe, &wpe, &ctx) != 0)
         return NULL;
-    PyObject *remote_obj = to_remote ? args[0] : args[1], *local_obj = to_remote ? args[1] : args[0];
+    PyObject *remote_obj = to_remote ? args[0] : args[1],
+             *local_obj = to_remote ? args[1] : args[0];
     if (shoalpy_symmetric_arg(remote_obj, fn, to_remote ? "dest" : "source", wpe, &remote) != 0)
         return NULL;
     if (PyArray_Check(local_obj)) {
         local = (PyArrayObject *)local_obj;
     } else if (to_remote) {
         Py_INCREF(PyArray_DESCR(remote));
-        converted = PyArray_FromAny(local_obj, PyArray_DESCR(remote), 0, 0, NPY_ARRAY_CARRAY_RO,
-                                    NULL);
+        converted =
+            PyArray_FromAny(local_obj, PyArray_DESCR(remote), 0, 0, NPY_ARRAY_CARRAY_RO, NULL);
         if (converted == NULL)
             return NULL;
         local = (PyArrayObject *)converted;
@@ -111,7 +118,8 @@ static PyObject *xfer(xfer_t kind, PyObject *const *args, Py_ssize_t nargs)
     if (!PyArray_EquivTypes(PyArray_DESCR(local), PyArray_DESCR(remote))) {
         PyObject *ld = PyObject_Str((PyObject *)PyArray_DESCR(local));
         PyObject *rd = PyObject_Str((PyObject *)PyArray_DESCR(remote));
-        PyErr_Format(PyExc_TypeError, "%s: dest has dtype %S but source has dtype %S; convert "
+        PyErr_Format(PyExc_TypeError,
+                     "%s: dest has dtype %S but source has dtype %S; convert "
                      "one with astype",
                      fn, to_remote ? rd : ld, to_remote ? ld : rd);
         Py_XDECREF(ld);
@@ -137,18 +145,34 @@ static PyObject *xfer(xfer_t kind, PyObject *const *args, Py_ssize_t nargs)
         void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
         if (nbytes < SHOALPY_NOGIL_BYTES) {
             switch (kind) {
-            case XFER_PUT: shmem_ctx_putmem(ctx, dp, sp, nbytes, pe); break;
-            case XFER_GET: shmem_ctx_getmem(ctx, dp, sp, nbytes, pe); break;
-            case XFER_PUT_NBI: shmem_ctx_putmem_nbi(ctx, dp, sp, nbytes, pe); break;
-            case XFER_GET_NBI: shmem_ctx_getmem_nbi(ctx, dp, sp, nbytes, pe); break;
+            case XFER_PUT:
+                shmem_ctx_putmem(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_GET:
+                shmem_ctx_getmem(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_PUT_NBI:
+                shmem_ctx_putmem_nbi(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_GET_NBI:
+                shmem_ctx_getmem_nbi(ctx, dp, sp, nbytes, pe);
+                break;
             }
         } else {
-            Py_BEGIN_ALLOW_THREADS
-            switch (kind) {
-            case XFER_PUT: shmem_ctx_putmem(ctx, dp, sp, nbytes, pe); break;
-            case XFER_GET: shmem_ctx_getmem(ctx, dp, sp, nbytes, pe); break;
-            case XFER_PUT_NBI: shmem_ctx_putmem_nbi(ctx, dp, sp, nbytes, pe); break;
-            case XFER_GET_NBI: shmem_ctx_getmem_nbi(ctx, dp, sp, nbytes, pe); break;
+            Py_BEGIN_ALLOW_THREADS switch (kind)
+            {
+            case XFER_PUT:
+                shmem_ctx_putmem(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_GET:
+                shmem_ctx_getmem(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_PUT_NBI:
+                shmem_ctx_putmem_nbi(ctx, dp, sp, nbytes, pe);
+                break;
+            case XFER_GET_NBI:
+                shmem_ctx_getmem_nbi(ctx, dp, sp, nbytes, pe);
+                break;
             }
             Py_END_ALLOW_THREADS
         }
@@ -162,10 +186,10 @@ out:
     return result;
 }
 
-#define DEF_XFER(name, kind)                                                                   \
-    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)           \
-    {                                                                                          \
-        return xfer(kind, args, nargs);                                                        \
+#define DEF_XFER(name, kind)                                                                       \
+    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)               \
+    {                                                                                              \
+        return xfer(kind, args, nargs);                                                            \
     }
 DEF_XFER(put, XFER_PUT)
 DEF_XFER(get, XFER_GET)
@@ -261,13 +285,10 @@ static PyObject *put_signal(const char *fn, int nbi, PyObject *const *args, Py_s
     void *dp = PyArray_DATA(d), *sp = PyArray_DATA(s);
     uint64_t *sa = PyArray_DATA(sig);
     size_t n = (size_t)PyArray_NBYTES(d);
-    Py_BEGIN_ALLOW_THREADS
-    if (nbi)
+    Py_BEGIN_ALLOW_THREADS if (nbi)
         shmem_ctx_putmem_signal_nbi(ctx, dp, sp, n, sa, (uint64_t)signal, (int)op, pe);
-    else
-        shmem_ctx_putmem_signal(ctx, dp, sp, n, sa, (uint64_t)signal, (int)op, pe);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    else shmem_ctx_putmem_signal(ctx, dp, sp, n, sa, (uint64_t)signal, (int)op, pe);
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_put_signal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
@@ -300,10 +321,8 @@ static PyObject *py_signal_wait_until(PyObject *m, PyObject *const *args, Py_ssi
         shoalpy_to_scalar(args[2], NPY_UINT64, fn, "cmp_value", &v) != 0)
         return NULL;
     uint64_t r, *sa = PyArray_DATA(sig);
-    Py_BEGIN_ALLOW_THREADS
-    r = shmem_signal_wait_until(sa, cmp, v.ull);
-    Py_END_ALLOW_THREADS
-    return PyLong_FromUnsignedLongLong(r);
+    Py_BEGIN_ALLOW_THREADS r = shmem_signal_wait_until(sa, cmp, v.ull);
+    Py_END_ALLOW_THREADS return PyLong_FromUnsignedLongLong(r);
 }
 
 static PyObject *ordering(const char *fn, int quiet, PyObject *const *args, Py_ssize_t nargs)

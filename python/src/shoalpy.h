@@ -34,28 +34,62 @@ extern PyObject *shoalpy_error;
 
 /* The AMO operations; each has one wrapper per allowed dtype. */
 typedef enum {
-    SHOALPY_AMO_FETCH, SHOALPY_AMO_SET, SHOALPY_AMO_SWAP,              /* extended */
-    SHOALPY_AMO_COMPARE_SWAP, SHOALPY_AMO_FETCH_INC, SHOALPY_AMO_INC,  /* standard */
-    SHOALPY_AMO_FETCH_ADD, SHOALPY_AMO_ADD,
-    SHOALPY_AMO_FETCH_AND, SHOALPY_AMO_AND, SHOALPY_AMO_FETCH_OR,      /* bitwise */
-    SHOALPY_AMO_OR, SHOALPY_AMO_FETCH_XOR, SHOALPY_AMO_XOR,
-    SHOALPY_AMO_FETCH_NBI, SHOALPY_AMO_SWAP_NBI, SHOALPY_AMO_COMPARE_SWAP_NBI,
-    SHOALPY_AMO_FETCH_INC_NBI, SHOALPY_AMO_FETCH_ADD_NBI, SHOALPY_AMO_FETCH_AND_NBI,
-    SHOALPY_AMO_FETCH_OR_NBI, SHOALPY_AMO_FETCH_XOR_NBI,
+    SHOALPY_AMO_FETCH,
+    SHOALPY_AMO_SET,
+    SHOALPY_AMO_SWAP, /* extended */
+    SHOALPY_AMO_COMPARE_SWAP,
+    SHOALPY_AMO_FETCH_INC,
+    SHOALPY_AMO_INC, /* standard */
+    SHOALPY_AMO_FETCH_ADD,
+    SHOALPY_AMO_ADD,
+    SHOALPY_AMO_FETCH_AND,
+    SHOALPY_AMO_AND,
+    SHOALPY_AMO_FETCH_OR, /* bitwise */
+    SHOALPY_AMO_OR,
+    SHOALPY_AMO_FETCH_XOR,
+    SHOALPY_AMO_XOR,
+    SHOALPY_AMO_FETCH_NBI,
+    SHOALPY_AMO_SWAP_NBI,
+    SHOALPY_AMO_COMPARE_SWAP_NBI,
+    SHOALPY_AMO_FETCH_INC_NBI,
+    SHOALPY_AMO_FETCH_ADD_NBI,
+    SHOALPY_AMO_FETCH_AND_NBI,
+    SHOALPY_AMO_FETCH_OR_NBI,
+    SHOALPY_AMO_FETCH_XOR_NBI,
     SHOALPY_AMO_COUNT
 } shoalpy_amo_t;
 
 /* The team reductions, in the order of shoal's op names. */
 typedef enum {
-    SHOALPY_OP_AND, SHOALPY_OP_OR, SHOALPY_OP_XOR, SHOALPY_OP_MAX, SHOALPY_OP_MIN,
-    SHOALPY_OP_SUM, SHOALPY_OP_PROD, SHOALPY_OP_INSCAN, SHOALPY_OP_EXSCAN, SHOALPY_OP_COUNT
+    SHOALPY_OP_AND,
+    SHOALPY_OP_OR,
+    SHOALPY_OP_XOR,
+    SHOALPY_OP_MAX,
+    SHOALPY_OP_MIN,
+    SHOALPY_OP_SUM,
+    SHOALPY_OP_PROD,
+    SHOALPY_OP_INSCAN,
+    SHOALPY_OP_EXSCAN,
+    SHOALPY_OP_COUNT
 } shoalpy_op_t;
 
 /* A scalar of any supported dtype. */
 typedef union {
-    signed char sc; unsigned char uc; short s; unsigned short us; int i; unsigned u;
-    long l; unsigned long ul; long long ll; unsigned long long ull;
-    float f; double d; long double ld; float _Complex cf; double _Complex cd;
+    signed char sc;
+    unsigned char uc;
+    short s;
+    unsigned short us;
+    int i;
+    unsigned u;
+    long l;
+    unsigned long ul;
+    long long ll;
+    unsigned long long ull;
+    float f;
+    double d;
+    long double ld;
+    float _Complex cf;
+    double _Complex cd;
     char bytes[32];
 } shoalpy_scalar_t;
 
@@ -77,8 +111,8 @@ typedef struct {
                                   const void *values);
     size_t (*wait_until_any_vector)(void *ivars, size_t n, const int *status, int cmp,
                                     const void *values);
-    size_t (*wait_until_some_vector)(void *ivars, size_t n, size_t *idx, const int *status,
-                                     int cmp, const void *values);
+    size_t (*wait_until_some_vector)(void *ivars, size_t n, size_t *idx, const int *status, int cmp,
+                                     const void *values);
     int (*test_all)(void *ivars, size_t n, const int *status, int cmp, const void *value);
     size_t (*test_any)(void *ivars, size_t n, const int *status, int cmp, const void *value);
     size_t (*test_some)(void *ivars, size_t n, size_t *idx, const int *status, int cmp,
@@ -106,14 +140,12 @@ void shoalpy_types_init(void);
 
 /* ---- Team and Context objects (team.c) ------------------------------------ */
 typedef struct {
-    PyObject_HEAD
-    shmem_team_t team;
+    PyObject_HEAD shmem_team_t team;
     int predefined; /* WORLD and SHARED are never destroyed */
 } shoalpy_team_obj_t;
 
 typedef struct {
-    PyObject_HEAD
-    shmem_ctx_t ctx;
+    PyObject_HEAD shmem_ctx_t ctx;
     PyObject *team; /* the Team the context was made on, or NULL for WORLD */
 } shoalpy_ctx_obj_t;
 
@@ -166,6 +198,9 @@ extern PyMethodDef shoalpy_sync_methods[];
 extern PyMethodDef shoalpy_coll_methods[];
 extern PyMethodDef shoalpy_bench_methods[];
 
-#define SHOALPY_FASTCALL(name, fn, doc) {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc}
+#define SHOALPY_FASTCALL(name, fn, doc)                                                            \
+    {                                                                                              \
+        name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc                                  \
+    }
 
 #endif

@@ -84,18 +84,35 @@ static PyObject *wait_call(const wait_desc_t *w, PyObject *const *args, Py_ssize
     size_t *ip = idx ? PyArray_DATA(idx) : NULL;
     if (w->test) {
         switch (w->kind) {
-        case W_ONE: r = (size_t)ops->test(iv, cmp, vp); break;
-        case W_ALL: r = (size_t)(w->vector ? ops->test_all_vector : ops->test_all)(iv, n, st, cmp, vp); break;
-        case W_ANY: r = (w->vector ? ops->test_any_vector : ops->test_any)(iv, n, st, cmp, vp); break;
-        case W_SOME: r = (w->vector ? ops->test_some_vector : ops->test_some)(iv, n, ip, st, cmp, vp); break;
+        case W_ONE:
+            r = (size_t)ops->test(iv, cmp, vp);
+            break;
+        case W_ALL:
+            r = (size_t)(w->vector ? ops->test_all_vector : ops->test_all)(iv, n, st, cmp, vp);
+            break;
+        case W_ANY:
+            r = (w->vector ? ops->test_any_vector : ops->test_any)(iv, n, st, cmp, vp);
+            break;
+        case W_SOME:
+            r = (w->vector ? ops->test_some_vector : ops->test_some)(iv, n, ip, st, cmp, vp);
+            break;
         }
     } else {
-        Py_BEGIN_ALLOW_THREADS
-        switch (w->kind) {
-        case W_ONE: ops->wait_until(iv, cmp, vp); break;
-        case W_ALL: (w->vector ? ops->wait_until_all_vector : ops->wait_until_all)(iv, n, st, cmp, vp); break;
-        case W_ANY: r = (w->vector ? ops->wait_until_any_vector : ops->wait_until_any)(iv, n, st, cmp, vp); break;
-        case W_SOME: r = (w->vector ? ops->wait_until_some_vector : ops->wait_until_some)(iv, n, ip, st, cmp, vp); break;
+        Py_BEGIN_ALLOW_THREADS switch (w->kind)
+        {
+        case W_ONE:
+            ops->wait_until(iv, cmp, vp);
+            break;
+        case W_ALL:
+            (w->vector ? ops->wait_until_all_vector : ops->wait_until_all)(iv, n, st, cmp, vp);
+            break;
+        case W_ANY:
+            r = (w->vector ? ops->wait_until_any_vector : ops->wait_until_any)(iv, n, st, cmp, vp);
+            break;
+        case W_SOME:
+            r = (w->vector ? ops->wait_until_some_vector : ops->wait_until_some)(iv, n, ip, st, cmp,
+                                                                                 vp);
+            break;
         }
         Py_END_ALLOW_THREADS
     }
@@ -120,11 +137,11 @@ out:
     return result;
 }
 
-#define DEF_WAIT(pyname, KIND, VECTOR, TEST)                                                   \
-    static PyObject *py_##pyname(PyObject *m, PyObject *const *args, Py_ssize_t nargs)         \
-    {                                                                                          \
-        static const wait_desc_t w = {"shoal." #pyname, KIND, VECTOR, TEST};                    \
-        return wait_call(&w, args, nargs);                                                     \
+#define DEF_WAIT(pyname, KIND, VECTOR, TEST)                                                       \
+    static PyObject *py_##pyname(PyObject *m, PyObject *const *args, Py_ssize_t nargs)             \
+    {                                                                                              \
+        static const wait_desc_t w = {"shoal." #pyname, KIND, VECTOR, TEST};                       \
+        return wait_call(&w, args, nargs);                                                         \
     }
 DEF_WAIT(wait_until, W_ONE, 0, 0)
 DEF_WAIT(wait_until_all, W_ALL, 0, 0)
@@ -160,10 +177,8 @@ static PyObject *py_set_lock(PyObject *m, PyObject *const *args, Py_ssize_t narg
     long *lock;
     if (lock_arg("shoal.set_lock", args, nargs, &lock) != 0)
         return NULL;
-    Py_BEGIN_ALLOW_THREADS
-    shmem_set_lock(lock);
-    Py_END_ALLOW_THREADS
-    Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS shmem_set_lock(lock);
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_clear_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)

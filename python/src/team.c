@@ -121,7 +121,8 @@ static PyObject *team_split_strided(shoalpy_team_obj_t *self, PyObject *const *a
     shmem_team_config_t conf;
     long mask;
     if (shoalpy_nargs(fn, nargs, 3, 4) != 0 || team_valid(self, fn) != 0 ||
-        shoalpy_int_arg(args[0], fn, "start", &start) || shoalpy_int_arg(args[1], fn, "stride", &stride) ||
+        shoalpy_int_arg(args[0], fn, "start", &start) ||
+        shoalpy_int_arg(args[1], fn, "stride", &stride) ||
         shoalpy_int_arg(args[2], fn, "size", &size) ||
         config_arg(nargs > 3 ? args[3] : NULL, fn, &conf, &mask) != 0)
         return NULL;
@@ -136,12 +137,14 @@ static PyObject *team_split_strided(shoalpy_team_obj_t *self, PyObject *const *a
     }
     shmem_team_t t = SHMEM_TEAM_INVALID;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = shmem_team_split_strided(self->team, (int)start, (int)stride, (int)size, &conf, mask, &t);
-    Py_END_ALLOW_THREADS
-    if (rc != 0) {
-        PyErr_Format(shoalpy_error, "%s: no team slot is free on every parent PE; destroy teams "
-                     "or raise SHOAL_TEAMS_MAX", fn);
+    Py_BEGIN_ALLOW_THREADS rc =
+        shmem_team_split_strided(self->team, (int)start, (int)stride, (int)size, &conf, mask, &t);
+    Py_END_ALLOW_THREADS if (rc != 0)
+    {
+        PyErr_Format(shoalpy_error,
+                     "%s: no team slot is free on every parent PE; destroy teams "
+                     "or raise SHOAL_TEAMS_MAX",
+                     fn);
         return NULL;
     }
     if (t == SHMEM_TEAM_INVALID)
@@ -157,8 +160,8 @@ static PyObject *team_split_2d(shoalpy_team_obj_t *self, PyObject *const *args, 
     shmem_team_config_t xc, yc;
     long xm, ym;
     if (shoalpy_nargs(fn, nargs, 1, 1) != 0 || team_valid(self, fn) != 0 ||
-        shoalpy_int_arg(args[0], fn, "xrange", &xrange) != 0 ||
-        config_arg(NULL, fn, &xc, &xm) || config_arg(NULL, fn, &yc, &ym))
+        shoalpy_int_arg(args[0], fn, "xrange", &xrange) != 0 || config_arg(NULL, fn, &xc, &xm) ||
+        config_arg(NULL, fn, &yc, &ym))
         return NULL;
     if (xrange < 1 || xrange > INT32_MAX) {
         PyErr_Format(PyExc_ValueError, "%s: xrange must be >= 1", fn);
@@ -166,12 +169,14 @@ static PyObject *team_split_2d(shoalpy_team_obj_t *self, PyObject *const *args, 
     }
     shmem_team_t x = SHMEM_TEAM_INVALID, y = SHMEM_TEAM_INVALID;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = shmem_team_split_2d(self->team, (int)xrange, &xc, xm, &x, &yc, ym, &y);
-    Py_END_ALLOW_THREADS
-    if (rc != 0) {
-        PyErr_Format(shoalpy_error, "%s: no team slot is free on every parent PE; destroy teams "
-                     "or raise SHOAL_TEAMS_MAX", fn);
+    Py_BEGIN_ALLOW_THREADS rc =
+        shmem_team_split_2d(self->team, (int)xrange, &xc, xm, &x, &yc, ym, &y);
+    Py_END_ALLOW_THREADS if (rc != 0)
+    {
+        PyErr_Format(shoalpy_error,
+                     "%s: no team slot is free on every parent PE; destroy teams "
+                     "or raise SHOAL_TEAMS_MAX",
+                     fn);
         return NULL;
     }
     PyObject *xo = x == SHMEM_TEAM_INVALID ? (Py_INCREF(Py_None), Py_None) : team_new_obj(x, 0);
@@ -200,14 +205,13 @@ static PyObject *team_destroy(shoalpy_team_obj_t *self, PyObject *unused)
 {
     if (self->predefined) {
         PyErr_SetString(PyExc_ValueError, "Team.destroy: TEAM_WORLD and TEAM_SHARED are never "
-                        "destroyed");
+                                          "destroyed");
         return NULL;
     }
     if (self->team != SHMEM_TEAM_INVALID) {
         shmem_team_t t = self->team;
         self->team = SHMEM_TEAM_INVALID;
-        Py_BEGIN_ALLOW_THREADS
-        shmem_team_destroy(t);
+        Py_BEGIN_ALLOW_THREADS shmem_team_destroy(t);
         Py_END_ALLOW_THREADS
     }
     Py_RETURN_NONE;
@@ -249,8 +253,9 @@ static PyObject *team_repr(shoalpy_team_obj_t *self)
     if (self->team == SHMEM_TEAM_INVALID)
         return PyUnicode_FromString("<shoal.Team destroyed>");
     return PyUnicode_FromFormat("<shoal.Team %s%d PEs, my_pe %d>",
-                                self->team == SHMEM_TEAM_WORLD ? "WORLD, "
-                                : self->team == SHMEM_TEAM_SHARED ? "SHARED, " : "",
+                                self->team == SHMEM_TEAM_WORLD    ? "WORLD, "
+                                : self->team == SHMEM_TEAM_SHARED ? "SHARED, "
+                                                                  : "",
                                 shmem_team_n_pes(self->team), shmem_team_my_pe(self->team));
 }
 
@@ -334,8 +339,10 @@ int shoalpy_pe_ctx_args(PyObject *pe_obj, PyObject *ctx_obj, const char *fn, int
     }
     shoalpy_ctx_obj_t *c = (shoalpy_ctx_obj_t *)ctx_obj;
     if (c->ctx == SHMEM_CTX_INVALID) {
-        PyErr_Format(shoalpy_error, "%s: ctx is SHMEM_CTX_INVALID; create it with "
-                     "shmem_ctx_create first (this context was destroyed)", fn);
+        PyErr_Format(shoalpy_error,
+                     "%s: ctx is SHMEM_CTX_INVALID; create it with "
+                     "shmem_ctx_create first (this context was destroyed)",
+                     fn);
         return -1;
     }
     *ctx_p = c->ctx;
@@ -454,10 +461,9 @@ size_t *shoalpy_collect_counts(shmem_team_t team, size_t mine)
 {
     scratch[0] = mine;
     int rc;
-    Py_BEGIN_ALLOW_THREADS
-    rc = shmem_size_fcollect(team, scratch + 1, scratch, 1);
-    Py_END_ALLOW_THREADS
-    if (rc != 0) {
+    Py_BEGIN_ALLOW_THREADS rc = shmem_size_fcollect(team, scratch + 1, scratch, 1);
+    Py_END_ALLOW_THREADS if (rc != 0)
+    {
         PyErr_SetString(shoalpy_error, "shoal.collect: exchanging the sizes failed");
         return NULL;
     }

@@ -10,166 +10,166 @@
 
 /* One AMO routine with and without ctx. RET is the C return type; FETCHES
  * says whether it returns the old value. */
-#define SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP)                                             \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_##OPNAME)(TYPE *dest, TYPE value, int pe)            \
-    {                                                                                          \
-        TYPE old;                                                                              \
+#define SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP)                                                 \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_##OPNAME)(TYPE * dest, TYPE value, int pe)           \
+    {                                                                                              \
+        TYPE old;                                                                                  \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, pe);                       \
-        return old;                                                                            \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_##OPNAME)(                                       \
-        shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                                           \
-    {                                                                                          \
-        TYPE old;                                                                              \
+        return old;                                                                                \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_##OPNAME)                                        \
+    (shmem_ctx_t ctx, TYPE * dest, TYPE value, int pe)                                             \
+    {                                                                                              \
+        TYPE old;                                                                                  \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, SHOAL_CTX_PE(ctx, pe));    \
-        return old;                                                                            \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME##_nbi)(                                     \
-        TYPE *fetch, TYPE *dest, TYPE value, int pe)                                               \
-    {                                                                                          \
+        return old;                                                                                \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME##_nbi)                                      \
+    (TYPE * fetch, TYPE * dest, TYPE value, int pe)                                                \
+    {                                                                                              \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, pe);                      \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME##_nbi)(                                 \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE value, int pe)                              \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME##_nbi)                                  \
+    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE value, int pe)                               \
+    {                                                                                              \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, SHOAL_CTX_PE(ctx, pe));   \
     }
 
-#define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP)                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME)(TYPE *dest, TYPE value, int pe)            \
-    {                                                                                          \
+#define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP)                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME)(TYPE * dest, TYPE value, int pe)           \
+    {                                                                                              \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, pe);                       \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME)(                                       \
-        shmem_ctx_t ctx, TYPE *dest, TYPE value, int pe)                                           \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME)                                        \
+    (shmem_ctx_t ctx, TYPE * dest, TYPE value, int pe)                                             \
+    {                                                                                              \
         shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, SHOAL_CTX_PE(ctx, pe));    \
     }
 
 /* fetch, set and swap: the extended AMO types. */
-#define SHOAL_DEF_AMO_EXTENDED(TYPE, NAME, ...)                                                \
+#define SHOAL_DEF_AMO_EXTENDED(TYPE, NAME, ...)                                                    \
     SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch)(const TYPE *source, int pe)                   \
-    {                                                                                          \
-        TYPE old;                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old,       \
-                  pe);                                                                         \
-        return old;                                                                            \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch)(shmem_ctx_t ctx, const TYPE *source,      \
-                                                         int pe)                                   \
-    {                                                                                          \
+    {                                                                                              \
+        TYPE old;                                                                                  \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old, pe);  \
+        return old;                                                                                \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch)                                           \
+    (shmem_ctx_t ctx, const TYPE *source, int pe)                                                  \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch(source, SHOAL_CTX_PE(ctx, pe));                        \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_nbi)(TYPE *fetch, const TYPE *source, int pe)  \
-    {                                                                                          \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch,      \
-                  pe);                                                                         \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_nbi)(                                      \
-        shmem_ctx_t ctx, TYPE *fetch, const TYPE *source, int pe)                                  \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_nbi)(TYPE * fetch, const TYPE *source, int pe) \
+    {                                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch, pe); \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_nbi)                                       \
+    (shmem_ctx_t ctx, TYPE * fetch, const TYPE *source, int pe)                                    \
+    {                                                                                              \
         pshmem_##NAME##_atomic_fetch_nbi(fetch, source, SHOAL_CTX_PE(ctx, pe));                    \
-    }                                                                                          \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                      \
+    }                                                                                              \
+    SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                          \
     SHOAL_AMO_FETCHING(TYPE, NAME, swap, SHOAL_AMO_SWAP)
 SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
 
 /* compare_swap, inc, add and their fetching forms: the standard AMO types. */
-#define SHOAL_DEF_AMO_STANDARD(TYPE, NAME, ...)                                                \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_compare_swap)(                                       \
-        TYPE *dest, TYPE cond, TYPE value, int pe)                                                 \
-    {                                                                                          \
-        TYPE old;                                                                              \
+#define SHOAL_DEF_AMO_STANDARD(TYPE, NAME, ...)                                                    \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_compare_swap)                                        \
+    (TYPE * dest, TYPE cond, TYPE value, int pe)                                                   \
+    {                                                                                              \
+        TYPE old;                                                                                  \
         shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old, pe);         \
-        return old;                                                                            \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_compare_swap)(                                   \
-        shmem_ctx_t ctx, TYPE *dest, TYPE cond, TYPE value, int pe)                                \
-    {                                                                                          \
+        return old;                                                                                \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_compare_swap)                                    \
+    (shmem_ctx_t ctx, TYPE * dest, TYPE cond, TYPE value, int pe)                                  \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, SHOAL_CTX_PE(ctx, pe));      \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_compare_swap_nbi)(                                   \
-        TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe)                                    \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_compare_swap_nbi)                                    \
+    (TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                                     \
+    {                                                                                              \
         shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch, pe);        \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_compare_swap_nbi)(                               \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, TYPE cond, TYPE value, int pe)                   \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_compare_swap_nbi)                                \
+    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                    \
+    {                                                                                              \
         pshmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, SHOAL_CTX_PE(ctx, pe));  \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch_inc)(TYPE *dest, int pe)                       \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch_inc)(TYPE * dest, int pe)                      \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE *dest, int pe)  \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE * dest, int pe) \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                   \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE *fetch, TYPE *dest, int pe)      \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE * fetch, TYPE * dest, int pe)    \
+    {                                                                                              \
         pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, pe);                                  \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_inc_nbi)(                                  \
-        shmem_ctx_t ctx, TYPE *fetch, TYPE *dest, int pe)                                          \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_inc_nbi)                                   \
+    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, int pe)                                           \
+    {                                                                                              \
         pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, SHOAL_CTX_PE(ctx, pe));               \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_inc)(TYPE *dest, int pe)                             \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_inc)(TYPE * dest, int pe)                            \
+    {                                                                                              \
         pshmem_##NAME##_atomic_add(dest, 1, pe);                                                   \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE *dest, int pe)        \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE * dest, int pe)       \
+    {                                                                                              \
         pshmem_##NAME##_atomic_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                \
-    }                                                                                          \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                             \
+    }                                                                                              \
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                                 \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, add, SHOAL_AMO_ADD)
 SHMEM_STANDARD_AMO_TYPES(SHOAL_DEF_AMO_STANDARD)
 
 /* and, or, xor: the bitwise AMO types. */
-#define SHOAL_DEF_AMO_BITWISE(TYPE, NAME, ...)                                                 \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_and, SHOAL_AMO_FETCH_AND)                             \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, and, SHOAL_AMO_AND)                                      \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_or, SHOAL_AMO_FETCH_OR)                               \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, or, SHOAL_AMO_OR)                                        \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_xor, SHOAL_AMO_FETCH_XOR)                             \
+#define SHOAL_DEF_AMO_BITWISE(TYPE, NAME, ...)                                                     \
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_and, SHOAL_AMO_FETCH_AND)                                 \
+    SHOAL_AMO_NONFETCHING(TYPE, NAME, and, SHOAL_AMO_AND)                                          \
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_or, SHOAL_AMO_FETCH_OR)                                   \
+    SHOAL_AMO_NONFETCHING(TYPE, NAME, or, SHOAL_AMO_OR)                                            \
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_xor, SHOAL_AMO_FETCH_XOR)                                 \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, xor, SHOAL_AMO_XOR)
 SHMEM_BITWISE_AMO_TYPES(SHOAL_DEF_AMO_BITWISE)
 
 /* Deprecated names, forwarding to the current ones. */
-#define SHOAL_DEF_AMO_LEGACY(TYPE, NAME, ...)                                                  \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_cswap)(TYPE *dest, TYPE cond, TYPE value, int pe)           \
-    {                                                                                          \
+#define SHOAL_DEF_AMO_LEGACY(TYPE, NAME, ...)                                                      \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_cswap)(TYPE * dest, TYPE cond, TYPE value, int pe)          \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, pe);                         \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_finc)(TYPE *dest, int pe)                                   \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_finc)(TYPE * dest, int pe)                                  \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_inc)(TYPE *dest, int pe)                                    \
-    { pshmem_##NAME##_atomic_add(dest, 1, pe); }                                                   \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_fadd)(TYPE *dest, TYPE value, int pe)                       \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_inc)(TYPE * dest, int pe)                                   \
+    {                                                                                              \
+        pshmem_##NAME##_atomic_add(dest, 1, pe);                                                   \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_fadd)(TYPE * dest, TYPE value, int pe)                      \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch_add(dest, value, pe);                                  \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_add)(TYPE *dest, TYPE value, int pe)                        \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_add)(TYPE * dest, TYPE value, int pe)                       \
+    {                                                                                              \
         pshmem_##NAME##_atomic_add(dest, value, pe);                                               \
     }
 SHMEM_LEGACY_AMO_TYPES(SHOAL_DEF_AMO_LEGACY)
 
-#define SHOAL_DEF_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                         \
+#define SHOAL_DEF_AMO_LEGACY_EXTENDED(TYPE, NAME, ...)                                             \
     SHOAL_API_DEF(TYPE, shmem_##NAME##_fetch)(const TYPE *source, int pe)                          \
-    {                                                                                          \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_fetch(source, pe);                                           \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_##NAME##_set)(TYPE *dest, TYPE value, int pe)                        \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_##NAME##_set)(TYPE * dest, TYPE value, int pe)                       \
+    {                                                                                              \
         pshmem_##NAME##_atomic_set(dest, value, pe);                                               \
-    }                                                                                          \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_swap)(TYPE *dest, TYPE value, int pe)                       \
-    {                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_swap)(TYPE * dest, TYPE value, int pe)                      \
+    {                                                                                              \
         return pshmem_##NAME##_atomic_swap(dest, value, pe);                                       \
     }
 SHMEM_LEGACY_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_LEGACY_EXTENDED)

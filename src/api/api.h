@@ -28,10 +28,10 @@
 #include "core/trace.h"
 
 #define SHOAL_API_DEF(RET, name) SHOAL_API_DEF_(RET, name)
-#define SHOAL_API_DEF_(RET, name)                                                              \
-    _Static_assert(__builtin_types_compatible_p(__typeof__(name), __typeof__(p##name)),        \
-                   "pshmem.h declares p" #name " as shmem.h declares " #name);                 \
-    extern __typeof__(name) name __attribute__((weak, alias("p" #name)));                      \
+#define SHOAL_API_DEF_(RET, name)                                                                  \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(name), __typeof__(p##name)),            \
+                   "pshmem.h declares p" #name " as shmem.h declares " #name);                     \
+    extern __typeof__(name) name __attribute__((weak, alias("p" #name)));                          \
     RET p##name
 
 /* The routine's spec name for messages, inside a SHOAL_API_DEF body:
@@ -43,7 +43,7 @@
  * fast path, which the routed path records instead. FAMILY is one of
  * core/trace.h's (WAIT, COLL, ALLOC, ...); `addr` is the symmetric address
  * a wait watches, for the flow arrows, or NULL. */
-#define SHOAL_API_TRACE(FAMILY, peer, bytes, addr)                                             \
+#define SHOAL_API_TRACE(FAMILY, peer, bytes, addr)                                                 \
     SHOAL_TRACE_SCOPE(SHOAL_FN, SHOAL_TRACE_##FAMILY, peer, bytes, addr)
 
 #endif

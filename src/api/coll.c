@@ -15,9 +15,8 @@
 #define TEAM_SET(fn, team) (shoal_team_check(fn, team), &(team)->set)
 /* In an active-set routine: 0 when this PE is not in the set (warned once
  * per user call site), and the routine returns at once. */
-#define ACTIVE_SET(set_p)                                                                      \
-    shoal_active_set(SHOAL_FN, PE_start, logPE_stride, PE_size, __builtin_return_address(0),       \
-                     set_p)
+#define ACTIVE_SET(set_p)                                                                          \
+    shoal_active_set(SHOAL_FN, PE_start, logPE_stride, PE_size, __builtin_return_address(0), set_p)
 
 static void check_root(const char *fn, const shoal_peset_t *set, int root)
 {
@@ -36,80 +35,80 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     return 0;
 }
 
-#define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                    \
-    SHOAL_API_DEF(int, shmem_##NAME##_broadcast)(shmem_team_t team, TYPE *dest,                    \
-                                                 const TYPE *source, size_t nelems, int PE_root)   \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+#define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                        \
+    SHOAL_API_DEF(int, shmem_##NAME##_broadcast)                                                   \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems, int PE_root)               \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         return team_broadcast(SHOAL_FN, team, dest, source, nelems * sizeof(TYPE), PE_root);       \
-    }                                                                                          \
-    SHOAL_API_DEF(int, shmem_##NAME##_collect)(shmem_team_t team, TYPE *dest, const TYPE *source,  \
-                                               size_t nelems)                                      \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+    }                                                                                              \
+    SHOAL_API_DEF(int, shmem_##NAME##_collect)                                                     \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,       \
-                           source, nelems * sizeof(TYPE));                                     \
-        return 0;                                                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(int, shmem_##NAME##_fcollect)(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                                size_t nelems)                                     \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+                           source, nelems * sizeof(TYPE));                                         \
+        return 0;                                                                                  \
+    }                                                                                              \
+    SHOAL_API_DEF(int, shmem_##NAME##_fcollect)                                                    \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
-                            source, nelems * sizeof(TYPE));                                    \
-        return 0;                                                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(int, shmem_##NAME##_alltoall)(shmem_team_t team, TYPE *dest, const TYPE *source, \
-                                                size_t nelems)                                     \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+                            source, nelems * sizeof(TYPE));                                        \
+        return 0;                                                                                  \
+    }                                                                                              \
+    SHOAL_API_DEF(int, shmem_##NAME##_alltoall)                                                    \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
-                            source, nelems * sizeof(TYPE));                                    \
-        return 0;                                                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(int, shmem_##NAME##_alltoalls)(shmem_team_t team, TYPE *dest,                    \
-                                                 const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, \
-                                                 size_t nelems)                                    \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+                            source, nelems * sizeof(TYPE));                                        \
+        return 0;                                                                                  \
+    }                                                                                              \
+    SHOAL_API_DEF(int, shmem_##NAME##_alltoalls)                                                   \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
+     size_t nelems)                                                                                \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,     \
-                             source, dst, sst, sizeof(TYPE), nelems);                          \
-        return 0;                                                                              \
+                             source, dst, sst, sizeof(TYPE), nelems);                              \
+        return 0;                                                                                  \
     }
 SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
 
-SHOAL_API_DEF(int, shmem_broadcastmem)(shmem_team_t team, void *dest, const void *source,
-                                       size_t nelems, int PE_root)
+SHOAL_API_DEF(int, shmem_broadcastmem)
+(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     return team_broadcast(SHOAL_FN, team, dest, source, nelems, PE_root);
 }
-SHOAL_API_DEF(int, shmem_collectmem)(shmem_team_t team, void *dest, const void *source,
-                                     size_t nelems)
+SHOAL_API_DEF(int, shmem_collectmem)
+(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                        nelems);
     return 0;
 }
-SHOAL_API_DEF(int, shmem_fcollectmem)(shmem_team_t team, void *dest, const void *source,
-                                      size_t nelems)
+SHOAL_API_DEF(int, shmem_fcollectmem)
+(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
 }
-SHOAL_API_DEF(int, shmem_alltoallmem)(shmem_team_t team, void *dest, const void *source,
-                                      size_t nelems)
+SHOAL_API_DEF(int, shmem_alltoallmem)
+(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
                         nelems);
     return 0;
 }
-SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void *source,
-                                       ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
+SHOAL_API_DEF(int, shmem_alltoallsmem)
+(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
@@ -127,43 +126,44 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)(shmem_team_t team, void *dest, const void
 #define SHOAL_OP_sum(a, b) ((a) + (b))
 #define SHOAL_OP_prod(a, b) ((a) * (b))
 
-#define SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP)                                                    \
-    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                     \
-    {                                                                                          \
-        TYPE *a = acc;                                                                         \
-        const TYPE *b = in;                                                                    \
-        for (size_t i = 0; i < n; i++)                                                         \
-            a[i] = SHOAL_OP_##OP(a[i], b[i]);                                                  \
-    }                                                                                          \
+#define SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP)                                                        \
+    static void combine_##NAME##_##OP(void *acc, const void *in, size_t n)                         \
+    {                                                                                              \
+        TYPE *a = acc;                                                                             \
+        const TYPE *b = in;                                                                        \
+        for (size_t i = 0; i < n; i++)                                                             \
+            a[i] = SHOAL_OP_##OP(a[i], b[i]);                                                      \
+    }                                                                                              \
     static const shoal_reduce_op_t op_##NAME##_##OP = {sizeof(TYPE), combine_##NAME##_##OP};
 
 /* Team-based reductions and the active-set TYPE_OP_to_all forms share operators. */
-#define SHOAL_DEF_REDUCE(TYPE, NAME, OP)                                                       \
-    SHOAL_API_DEF(int, shmem_##NAME##_##OP##_reduce)(shmem_team_t team, TYPE *dest,                \
-                                                     const TYPE *source, size_t nreduce)           \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
+#define SHOAL_DEF_REDUCE(TYPE, NAME, OP)                                                           \
+    SHOAL_API_DEF(int, shmem_##NAME##_##OP##_reduce)                                               \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nreduce)                           \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
         shoal_coll_reduce(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,        \
-                          source, nreduce, &op_##NAME##_##OP);                                 \
-        return 0;                                                                              \
+                          source, nreduce, &op_##NAME##_##OP);                                     \
+        return 0;                                                                                  \
     }
-#define SHOAL_DEF_TO_ALL(TYPE, NAME, OP)                                                       \
-    SHOAL_API_DEF(void, shmem_##NAME##_##OP##_to_all)(TYPE *dest, const TYPE *source, int nreduce, \
-                                                      int PE_start, int logPE_stride, int PE_size, \
-                                                      TYPE *pWrk, long *pSync)                     \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
-        (void)pWrk; /* the algorithms need no symmetric work array */                         \
-        if (nreduce < 0)                                                                       \
+#define SHOAL_DEF_TO_ALL(TYPE, NAME, OP)                                                           \
+    SHOAL_API_DEF(void, shmem_##NAME##_##OP##_to_all)                                              \
+    (TYPE * dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, int PE_size,    \
+     TYPE *pWrk, long *pSync)                                                                      \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        (void)pWrk; /* the algorithms need no symmetric work array */                              \
+        if (nreduce < 0)                                                                           \
             shoal_fatal("%s: nreduce %d is negative", SHOAL_FN, nreduce);                          \
         shoal_coll_reduce(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, (size_t)nreduce,        \
-                          &op_##NAME##_##OP);                                                  \
+                          &op_##NAME##_##OP);                                                      \
     }
 
-#define SHOAL_DEF_REDUCE_ALL(TYPE, NAME, OP) SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP) SHOAL_DEF_REDUCE(TYPE, NAME, OP)
+#define SHOAL_DEF_REDUCE_ALL(TYPE, NAME, OP)                                                       \
+    SHOAL_DEF_REDUCE_OP(TYPE, NAME, OP) SHOAL_DEF_REDUCE(TYPE, NAME, OP)
 SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, and)
 SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, or)
 SHMEM_REDUCE_BITWISE_TYPES(SHOAL_DEF_REDUCE_ALL, xor)
@@ -188,22 +188,22 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, sum)
 SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
 
 /* ---- scans (1.6) ---- */
-#define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                        \
-    SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)(shmem_team_t team, TYPE *dest,                   \
-                                                  const TYPE *source, size_t nelems)               \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
-                        source, nelems, &op_##NAME##_sum, 1);                                  \
-        return 0;                                                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)(shmem_team_t team, TYPE *dest,                   \
-                                                  const TYPE *source, size_t nelems)               \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,          \
-                        source, nelems, &op_##NAME##_sum, 0);                                  \
-        return 0;                                                                              \
+#define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                            \
+    SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)                                                  \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,  \
+                        nelems, &op_##NAME##_sum, 1);                                              \
+        return 0;                                                                                  \
+    }                                                                                              \
+    SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)                                                  \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,  \
+                        nelems, &op_##NAME##_sum, 0);                                              \
+        return 0;                                                                                  \
     }
 SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 
@@ -213,8 +213,8 @@ SHOAL_API_DEF(void, shmem_barrier_all)(void)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
-    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
-                     0, 0);
+    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
+                     0);
     shoal_quiet(SHOAL_FN);
     shoal_barrier(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
@@ -223,8 +223,8 @@ SHOAL_API_DEF(void, shmem_sync_all)(void)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
-    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1,
-                     0, 0);
+    shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
+                     0);
     shoal_barrier(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world));
 }
 
@@ -248,62 +248,59 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
 }
 
 /* ---- deprecated active-set data movement ---- */
-#define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                        \
-    SHOAL_API_DEF(void, shmem_broadcast##BITS)(void *dest, const void *source, size_t nelems,      \
-                                               int PE_root, int PE_start, int logPE_stride,        \
-                                               int PE_size, long *pSync)                           \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
+#define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                            \
+    SHOAL_API_DEF(void, shmem_broadcast##BITS)                                                     \
+    (void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride,   \
+     int PE_size, long *pSync)                                                                     \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
         check_root(SHOAL_FN, &set, PE_root);                                                       \
-        shoal_coll_broadcast(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                      \
-                             nelems * (BITS / 8), PE_root, 0);                                 \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_collect##BITS)(void *dest, const void *source, size_t nelems,        \
-                                             int PE_start, int logPE_stride, int PE_size,          \
-                                             long *pSync)                                          \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
-        shoal_coll_collect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                        \
-                           nelems * (BITS / 8));                                               \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_fcollect##BITS)(void *dest, const void *source, size_t nelems,       \
-                                              int PE_start, int logPE_stride, int PE_size,         \
-                                              long *pSync)                                         \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
-        shoal_coll_fcollect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                       \
-                            nelems * (BITS / 8));                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_alltoall##BITS)(void *dest, const void *source, size_t nelems,       \
-                                              int PE_start, int logPE_stride, int PE_size,         \
-                                              long *pSync)                                         \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
-        shoal_coll_alltoall(SHOAL_FN, &set, (uint64_t *)pSync, dest, source,                       \
-                            nelems * (BITS / 8));                                              \
-    }                                                                                          \
-    SHOAL_API_DEF(void, shmem_alltoalls##BITS)(void *dest, const void *source, ptrdiff_t dst,      \
-                                               ptrdiff_t sst, size_t nelems, int PE_start,         \
-                                               int logPE_stride, int PE_size, long *pSync)         \
-    {                                                                                          \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                    \
-        shoal_peset_t set;                                                                     \
-        if (!ACTIVE_SET(&set))                                                                 \
-            return;                                                                            \
-        shoal_coll_alltoalls(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, dst, sst,            \
-                             BITS / 8, nelems);                                                \
+        shoal_coll_broadcast(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8),  \
+                             PE_root, 0);                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_collect##BITS)                                                       \
+    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
+     long *pSync)                                                                                  \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        shoal_coll_collect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));   \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_fcollect##BITS)                                                      \
+    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
+     long *pSync)                                                                                  \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        shoal_coll_fcollect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));  \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_alltoall##BITS)                                                      \
+    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
+     long *pSync)                                                                                  \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        shoal_coll_alltoall(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));  \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmem_alltoalls##BITS)                                                     \
+    (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start,    \
+     int logPE_stride, int PE_size, long *pSync)                                                   \
+    {                                                                                              \
+        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        shoal_coll_alltoalls(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, dst, sst, BITS / 8,  \
+                             nelems);                                                              \
     }
 SHOAL_DEF_ACTIVE_SET(32, unused)
 SHOAL_DEF_ACTIVE_SET(64, unused)

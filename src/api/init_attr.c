@@ -92,8 +92,8 @@ SHOAL_API_DEF(int, shmemx_get_uniqueid)(shmemx_uniqueid_t *id)
     return 0;
 }
 
-SHOAL_API_DEF(int, shmemx_set_attr_uniqueid_args)(int rank, int npes, const shmemx_uniqueid_t *id,
-                                                  shmemx_init_attr_t *attr)
+SHOAL_API_DEF(int, shmemx_set_attr_uniqueid_args)
+(int rank, int npes, const shmemx_uniqueid_t *id, shmemx_init_attr_t *attr)
 {
     if (id == NULL || attr == NULL) {
         SHOAL_ERROR("shmemx_set_attr_uniqueid_args: %s is NULL", id == NULL ? "id" : "attr");

@@ -80,10 +80,19 @@ SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
 }
 
-SHOAL_API_DEF(void *, shmalloc)(size_t size) { return pshmem_malloc(size); }
+SHOAL_API_DEF(void *, shmalloc)(size_t size)
+{
+    return pshmem_malloc(size);
+}
 SHOAL_API_DEF(void *, shmemalign)(size_t alignment, size_t size)
 {
     return pshmem_align(alignment, size);
 }
-SHOAL_API_DEF(void *, shrealloc)(void *ptr, size_t size) { return pshmem_realloc(ptr, size); }
-SHOAL_API_DEF(void, shfree)(void *ptr) { pshmem_free(ptr); }
+SHOAL_API_DEF(void *, shrealloc)(void *ptr, size_t size)
+{
+    return pshmem_realloc(ptr, size);
+}
+SHOAL_API_DEF(void, shfree)(void *ptr)
+{
+    pshmem_free(ptr);
+}

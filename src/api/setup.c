@@ -35,7 +35,10 @@ SHOAL_API_DEF(int, shmem_init_thread)(int requested, int *provided)
     return 0;
 }
 
-SHOAL_API_DEF(void, shmem_finalize)(void) { shoal_finalize(); }
+SHOAL_API_DEF(void, shmem_finalize)(void)
+{
+    shoal_finalize();
+}
 
 SHOAL_API_DEF(void, shmem_query_initialized)(int *initialized)
 {
@@ -56,7 +59,10 @@ SHOAL_API_DEF(void, shmem_query_thread)(int *provided)
         *provided = shoal.thread_level;
 }
 
-SHOAL_API_DEF(void, shmem_global_exit)(int status) { shoal_global_exit(status); }
+SHOAL_API_DEF(void, shmem_global_exit)(int status)
+{
+    shoal_global_exit(status);
+}
 
 SHOAL_API_DEF(int, shmem_my_pe)(void)
 {
@@ -131,14 +137,26 @@ SHOAL_API_DEF(void, start_pes)(int npes)
     (void)npes;
     pshmem_init();
 }
-SHOAL_API_DEF(int, _my_pe)(void) { return pshmem_my_pe(); }
-SHOAL_API_DEF(int, _num_pes)(void) { return pshmem_n_pes(); }
-SHOAL_API_DEF(int, my_pe)(void) { return pshmem_my_pe(); }
-SHOAL_API_DEF(int, num_pes)(void) { return pshmem_n_pes(); }
+SHOAL_API_DEF(int, _my_pe)(void)
+{
+    return pshmem_my_pe();
+}
+SHOAL_API_DEF(int, _num_pes)(void)
+{
+    return pshmem_n_pes();
+}
+SHOAL_API_DEF(int, my_pe)(void)
+{
+    return pshmem_my_pe();
+}
+SHOAL_API_DEF(int, num_pes)(void)
+{
+    return pshmem_n_pes();
+}
 
 /* ---- extensions ---- */
-SHOAL_API_DEF(int, shmemx_addr_check)(const char *fn, const char *what, const void *addr,
-                                      size_t len, int pe, char *msg, size_t msglen)
+SHOAL_API_DEF(int, shmemx_addr_check)
+(const char *fn, const char *what, const void *addr, size_t len, int pe, char *msg, size_t msglen)
 {
     return shoal_route_check(fn, what, addr, len, pe, msg, msglen);
 }

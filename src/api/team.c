@@ -12,27 +12,29 @@
 #include "core/peer.h"
 #include "core/team.h"
 
-SHOAL_API_DEF(int, shmem_team_split_strided)(shmem_team_t parent, int start, int stride, int size,
-                                             const shmem_team_config_t *config, long config_mask,
-                                             shmem_team_t *new_team)
+SHOAL_API_DEF(int, shmem_team_split_strided)
+(shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t *config,
+ long config_mask, shmem_team_t *new_team)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     return shoal_team_split_strided(SHOAL_FN, parent, start, stride, size, config, config_mask,
                                     new_team);
 }
 
-SHOAL_API_DEF(int, shmem_team_split_2d)(shmem_team_t parent, int xrange,
-                                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
-                                        shmem_team_t *xaxis_team,
-                                        const shmem_team_config_t *yaxis_config, long yaxis_mask,
-                                        shmem_team_t *yaxis_team)
+SHOAL_API_DEF(int, shmem_team_split_2d)
+(shmem_team_t parent, int xrange, const shmem_team_config_t *xaxis_config, long xaxis_mask,
+ shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
+ shmem_team_t *yaxis_team)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
     return shoal_team_split_2d(SHOAL_FN, parent, xrange, xaxis_config, xaxis_mask, xaxis_team,
                                yaxis_config, yaxis_mask, yaxis_team);
 }
 
-SHOAL_API_DEF(void, shmem_team_destroy)(shmem_team_t team) { shoal_team_destroy(team); }
+SHOAL_API_DEF(void, shmem_team_destroy)(shmem_team_t team)
+{
+    shoal_team_destroy(team);
+}
 
 SHOAL_API_DEF(int, shmem_team_my_pe)(shmem_team_t team)
 {
@@ -44,8 +46,8 @@ SHOAL_API_DEF(int, shmem_team_n_pes)(shmem_team_t team)
     return team == SHMEM_TEAM_INVALID ? -1 : team->set.size;
 }
 
-SHOAL_API_DEF(int, shmem_team_get_config)(shmem_team_t team, long config_mask,
-                                          shmem_team_config_t *config)
+SHOAL_API_DEF(int, shmem_team_get_config)
+(shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
     if (team == SHMEM_TEAM_INVALID || (config == NULL && config_mask != 0))
         return 1;
@@ -54,8 +56,8 @@ SHOAL_API_DEF(int, shmem_team_get_config)(shmem_team_t team, long config_mask,
     return 0;
 }
 
-SHOAL_API_DEF(int, shmem_team_translate_pe)(shmem_team_t src_team, int src_pe,
-                                            shmem_team_t dest_team)
+SHOAL_API_DEF(int, shmem_team_translate_pe)
+(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
     if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
         src_pe >= src_team->set.size)
@@ -104,8 +106,8 @@ SHOAL_API_DEF(int, shmem_ctx_get_team)(shmem_ctx_t ctx, shmem_team_t *team)
     return 0;
 }
 
-SHOAL_API_DEF(void, shmem_ctx_session_start)(shmem_ctx_t ctx, long options,
-                                             const shmem_session_config_t *config, long config_mask)
+SHOAL_API_DEF(void, shmem_ctx_session_start)
+(shmem_ctx_t ctx, long options, const shmem_session_config_t *config, long config_mask)
 {
     (void)ctx, (void)options, (void)config, (void)config_mask; /* a hint */
 }
@@ -120,4 +122,7 @@ SHOAL_API_DEF(int, shmem_team_create_ctx)(shmem_team_t team, long options, shmem
     return shoal_ctx_create(SHOAL_FN, team, options, ctx);
 }
 
-SHOAL_API_DEF(void, shmem_ctx_destroy)(shmem_ctx_t ctx) { shoal_ctx_destroy(ctx); }
+SHOAL_API_DEF(void, shmem_ctx_destroy)(shmem_ctx_t ctx)
+{
+    shoal_ctx_destroy(ctx);
+}

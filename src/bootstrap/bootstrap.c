@@ -90,4 +90,3 @@ nomem:
     shoal_bootstrap_gather_free(&all);
     return SHOAL_ERR_NOMEM;
 }
-

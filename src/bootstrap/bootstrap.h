@@ -47,8 +47,7 @@ typedef struct {
 typedef struct shoal_bootstrap_ops {
     uint32_t version; /* SHOAL_BOOTSTRAP_VERSION; lets the struct grow */
     const char *name;
-    shoal_status_t (*put)(shoal_bootstrap_t *bs, const char *key, const void *value,
-                          size_t len);
+    shoal_status_t (*put)(shoal_bootstrap_t *bs, const char *key, const void *value, size_t len);
     shoal_status_t (*get)(shoal_bootstrap_t *bs, int pe, const char *key, void *value,
                           size_t max_len, size_t *len_p);
     shoal_status_t (*fence)(shoal_bootstrap_t *bs);

@@ -45,11 +45,10 @@ static void __attribute__((noreturn)) launcher_gone(const char *op, int err)
 }
 
 /* Sends one whole message; the caller holds send_lock. Returns 0 or errno. */
-static int send_msg(launcher_t *l, uint32_t type, int32_t arg, const void *key,
-                    uint32_t key_len, const void *value, uint32_t value_len)
+static int send_msg(launcher_t *l, uint32_t type, int32_t arg, const void *key, uint32_t key_len,
+                    const void *value, uint32_t value_len)
 {
-    shoal_launcher_msg_t h = {
-        .type = type, .arg = arg, .key_len = key_len, .value_len = value_len};
+    shoal_launcher_msg_t h = {.type = type, .arg = arg, .key_len = key_len, .value_len = value_len};
     struct iovec iov[3] = {
         {.iov_base = &h, .iov_len = sizeof(h)},
         {.iov_base = (void *)key, .iov_len = key_len},
@@ -79,8 +78,8 @@ static int send_msg(launcher_t *l, uint32_t type, int32_t arg, const void *key,
 }
 
 /* Sends one message under send_lock; a failure ends the PE. */
-static void send_locked(launcher_t *l, const char *op, uint32_t type, int32_t arg,
-                        const void *key, uint32_t key_len, const void *value, uint32_t value_len)
+static void send_locked(launcher_t *l, const char *op, uint32_t type, int32_t arg, const void *key,
+                        uint32_t key_len, const void *value, uint32_t value_len)
 {
     pthread_mutex_lock(&l->send_lock);
     int err = send_msg(l, type, arg, key, key_len, value, value_len);
@@ -111,12 +110,11 @@ static void recv_all(launcher_t *l, const char *op, void *buf, size_t len)
     }
 }
 
-static void recv_header(launcher_t *l, const char *op, uint32_t expected,
-                        shoal_launcher_msg_t *h)
+static void recv_header(launcher_t *l, const char *op, uint32_t expected, shoal_launcher_msg_t *h)
 {
     recv_all(l, op, h, sizeof(*h));
     uint32_t max = expected == SHOAL_LAUNCHER_MSG_GATHERED ? SHOAL_LAUNCHER_MAX_GATHERED
-                                                          : SHOAL_LAUNCHER_MAX_VALUE;
+                                                           : SHOAL_LAUNCHER_MAX_VALUE;
     if (h->type != expected || h->key_len != 0 || h->value_len > max) {
         SHOAL_ERROR("bootstrap %s: unexpected reply from the launcher (type %u, key %u bytes, "
                     "value %u bytes); the connection is out of step, exiting",
@@ -288,8 +286,8 @@ static void launcher_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event
     send_locked(bs->priv, "notify", SHOAL_LAUNCHER_MSG_EVENT, (int32_t)event, NULL, 0, NULL, 0);
 }
 
-static void __attribute__((noreturn)) launcher_abort(shoal_bootstrap_t *bs, int status,
-                                                     const char *msg)
+static void __attribute__((noreturn))
+launcher_abort(shoal_bootstrap_t *bs, int status, const char *msg)
 {
     launcher_t *l = bs->priv;
     size_t len = msg ? strlen(msg) : 0;

@@ -40,12 +40,23 @@ static shoal_status_t pmix_get_uint(const pmix_proc_t *proc, const char *key, in
     }
     long v = -1;
     switch (val->type) {
-    case PMIX_UINT32: v = (long)val->data.uint32; break;
-    case PMIX_UINT16: v = (long)val->data.uint16; break;
-    case PMIX_INT: v = (long)val->data.integer; break;
-    case PMIX_UINT64: v = (long)val->data.uint64; break;
-    case PMIX_PROC_RANK: v = (long)val->data.rank; break;
-    default: break;
+    case PMIX_UINT32:
+        v = (long)val->data.uint32;
+        break;
+    case PMIX_UINT16:
+        v = (long)val->data.uint16;
+        break;
+    case PMIX_INT:
+        v = (long)val->data.integer;
+        break;
+    case PMIX_UINT64:
+        v = (long)val->data.uint64;
+        break;
+    case PMIX_PROC_RANK:
+        v = (long)val->data.rank;
+        break;
+    default:
+        break;
     }
     PMIX_VALUE_RELEASE(val);
     if (v < 0 || v > INT32_MAX) {

@@ -127,7 +127,7 @@ static void dispatch(client_t *c)
             (int)m.type == c->expect && !c->reply_ready) {
             /* A GATHERED reply keeps its count (4 bytes) before the values. */
             uint32_t count = m.u.gathered.count;
-            shoal_store_span_t v = m.type == SHOAL_STORE_MSG_VALUE ? m.u.value.value
+            shoal_store_span_t v = m.type == SHOAL_STORE_MSG_VALUE      ? m.u.value.value
                                    : m.type == SHOAL_STORE_MSG_GATHERED ? m.u.gathered.values
                                                                         : shoal_store_span(NULL, 0);
             c->reply.off = c->reply.len = 0;

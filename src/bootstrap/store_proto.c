@@ -157,7 +157,8 @@ shoal_status_t shoal_store_frame_peek(const uint8_t *in, size_t len, size_t *fra
         *why_p = "unknown message type";
         return SHOAL_ERR_INVALID;
     }
-    if (body > (type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED : SHOAL_STORE_MAX_BODY)) {
+    if (body >
+        (type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED : SHOAL_STORE_MAX_BODY)) {
         *why_p = "frame larger than the protocol allows";
         return SHOAL_ERR_INVALID;
     }
@@ -389,8 +390,8 @@ shoal_status_t shoal_store_encode(shoal_store_buf_t *out, const shoal_store_msg_
             return SHOAL_ERR_INVALID;
         body += span_size(*str16, 0);
     }
-    if (body > (m->type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED
-                                                     : SHOAL_STORE_MAX_BODY))
+    if (body >
+        (m->type == SHOAL_STORE_MSG_GATHERED ? SHOAL_STORE_MAX_GATHERED : SHOAL_STORE_MAX_BODY))
         return SHOAL_ERR_INVALID;
 
     shoal_status_t status = shoal_store_buf_reserve(out, SHOAL_STORE_FRAME_HEADER + body);
@@ -487,9 +488,9 @@ void shoal_store_span_str(shoal_store_span_t s, char *out, size_t size)
 
 const char *shoal_store_msg_name(uint32_t type)
 {
-    static const char *const names[] = {"?",     "HELLO",   "WELCOME",      "REFUSE", "PUT",  "GET",
-                                        "VALUE", "BARRIER", "BARRIER_DONE", "EVENT",  "ABORT",
-                                        "ALLGATHER", "GATHERED"};
+    static const char *const names[] = {"?",     "HELLO",     "WELCOME", "REFUSE",       "PUT",
+                                        "GET",   "VALUE",     "BARRIER", "BARRIER_DONE", "EVENT",
+                                        "ABORT", "ALLGATHER", "GATHERED"};
     return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
 }
 

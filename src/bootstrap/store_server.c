@@ -586,7 +586,8 @@ static void finish_gather(shoal_store_server_t *srv)
         q->gather_value = NULL;
         q->gather_len = 0;
         q->waiting = 0;
-        if (status == SHOAL_OK && shoal_store_buf_append(&q->out, frame.data, frame.len) != SHOAL_OK)
+        if (status == SHOAL_OK &&
+            shoal_store_buf_append(&q->out, frame.data, frame.len) != SHOAL_OK)
             status = SHOAL_ERR_NOMEM;
     }
     srv->in_gather = 0;
@@ -599,8 +600,9 @@ static void finish_gather(shoal_store_server_t *srv)
                  "the config store cannot answer the allgather '%s' of %d PEs (%s); ending "
                  "the job",
                  srv->gather_key, srv->npes,
-                 status == SHOAL_ERR_NOMEM ? "out of memory" : "the answer is over the protocol's "
-                                                               "limit");
+                 status == SHOAL_ERR_NOMEM ? "out of memory"
+                                           : "the answer is over the protocol's "
+                                             "limit");
         SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
         shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
     }

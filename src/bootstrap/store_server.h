@@ -39,7 +39,7 @@ struct shoal_store_peer {
     uint8_t *gather_value; /* its part of the allgather under way */
     uint32_t gather_len;
     uint64_t requests; /* frames it sent after HELLO, for the request counter */
-    void *io; /* the I/O layer's per-connection data */
+    void *io;          /* the I/O layer's per-connection data */
 };
 
 typedef struct {

@@ -41,8 +41,8 @@ int shoal_active_set(const char *fn, int PE_start, int logPE_stride, int PE_size
 {
     SHOAL_REQUIRE_INIT(fn);
     if (PE_start < 0 || logPE_stride < 0 || logPE_stride > 30 || PE_size < 1)
-        shoal_fatal("%s: active set (PE_start %d, logPE_stride %d, PE_size %d) is malformed",
-                    fn, PE_start, logPE_stride, PE_size);
+        shoal_fatal("%s: active set (PE_start %d, logPE_stride %d, PE_size %d) is malformed", fn,
+                    PE_start, logPE_stride, PE_size);
     const long stride = 1L << logPE_stride;
     const long last = PE_start + stride * (PE_size - 1);
     if (last >= SHOAL_NPES)

@@ -36,7 +36,8 @@ void shoal_coll_alltoalls(const char *fn, const shoal_peset_t *set, uint64_t *ps
     if (nelems == 0)
         return;
     if (dst > 0) /* the last element written is number N*nelems - 1, dst apart */
-        shoal_coll_check_dest(fn, dest, ((size_t)set->size * nelems - 1) * (size_t)dst * elem + elem);
+        shoal_coll_check_dest(fn, dest,
+                              ((size_t)set->size * nelems - 1) * (size_t)dst * elem + elem);
     shoal_barrier(fn, set, psync);
     for (int j = 0; j < set->size; j++) {
         /* My block in PE j's source: elements me*n .. me*n + n - 1, stride sst. */

@@ -43,8 +43,8 @@ static void broadcast_push(const char *fn, const shoal_peset_t *set, uint64_t *p
         int pe = shoal_peset_world(set, i);
         shoal_put(fn, dest, source, nbytes, pe);
         /* A sequentially consistent add: the copy above is visible first. */
-        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[PSYNC_ARRIVED], sizeof(uint64_t), &one, NULL,
-                  NULL, pe);
+        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[PSYNC_ARRIVED], sizeof(uint64_t), &one, NULL, NULL,
+                  pe);
     }
     if (update_root && dest != source && nbytes > 0)
         memmove(dest, source, nbytes);

@@ -51,12 +51,11 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
 #define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
 
-
 /* Small fcollect (alltoall == 0) and alltoall (1) of the team forms on one
  * host, without a barrier; returns 0 where that does not apply (then the
  * caller uses its barrier algorithm). See collect.c. */
-int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync,
-                             void *dest, const void *source, size_t nbytes, int alltoall);
+int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                             const void *source, size_t nbytes, int alltoall);
 
 /* ---- sets that span hosts ----
  * Each host's first member in set order is its leader. Broadcast and large
@@ -95,8 +94,7 @@ void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync
                        const void *source, size_t count, const shoal_reduce_op_t *op);
 /* Prefix sums: PE i gets the sum over PEs 0..i (inclusive) or 0..i-1. */
 void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
-                     const void *source, size_t count, const shoal_reduce_op_t *op,
-                     int inclusive);
+                     const void *source, size_t count, const shoal_reduce_op_t *op, int inclusive);
 
 /* The active set (PE_start, logPE_stride, PE_size) as a PE set, written to
  * *set_p; ends the job with a message naming `fn` if it is malformed. Returns

@@ -20,7 +20,7 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
                    const void *source, size_t nbytes, const uint64_t *len, const size_t *off)
 {
 #define LEN(i) (len != NULL ? (size_t)len[i] : nbytes)
-#define OFF(i) (len != NULL ? off[i] : (size_t)(i) * nbytes)
+#define OFF(i) (len != NULL ? off[i] : (size_t)(i)*nbytes)
     const int n = set->size;
     const shoal_hosts_t *h = shoal_hosts_of(fn, set);
     const int by_host = h->nhosts > 1 && h->nhosts < n;
@@ -49,8 +49,8 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
  * team's area), keep consecutive calls apart. */
 #define PUSH_MAX_BYTES 4096
 
-int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync,
-                             void *dest, const void *source, size_t nbytes, int alltoall)
+int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                             const void *source, size_t nbytes, int alltoall)
 {
     if (shoal_hosts_of(fn, set)->nhosts > 1 || nbytes > PUSH_MAX_BYTES ||
         shoal_team_slot_of_psync(psync) < 0)
@@ -61,13 +61,13 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
     char *mine = (char *)dest + (size_t)me * nbytes;
     for (int k = 1; k < n; k++) {
         const int i = (me + k) % n, pe = shoal_peset_world(set, i);
-        shoal_put(fn, mine, (const char *)source + (alltoall ? (size_t)i * nbytes : 0), nbytes,
-                  pe);
+        shoal_put(fn, mine, (const char *)source + (alltoall ? (size_t)i * nbytes : 0), nbytes, pe);
         /* Sequentially consistent: the copy above is visible first. */
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, arrived, sizeof(uint64_t), &one, NULL, NULL, pe);
     }
     memmove(mine, (const char *)source + (alltoall ? (size_t)me * nbytes : 0), nbytes);
-    shoal_wait_count(fn, set, psync, SHOAL_PSYNC_PUSH_ARRIVED + (int)(calls & 1), (uint64_t)(n - 1), -1);
+    shoal_wait_count(fn, set, psync, SHOAL_PSYNC_PUSH_ARRIVED + (int)(calls & 1), (uint64_t)(n - 1),
+                     -1);
     return 1;
 }
 

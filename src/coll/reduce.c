@@ -81,7 +81,7 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
 {
     const int n = set->size, me = set->my_index;
     const size_t base = count / (size_t)n, extra = count % (size_t)n, elem = op->elem;
-#define SLICE_BEGIN(k) ((size_t)(k) * base + ((size_t)(k) < extra ? (size_t)(k) : extra))
+#define SLICE_BEGIN(k) ((size_t)(k)*base + ((size_t)(k) < extra ? (size_t)(k) : extra))
 #define SLICE_LEN(k) (base + ((size_t)(k) < extra ? 1 : 0))
     size_t len = SLICE_LEN(me), begin = SLICE_BEGIN(me);
     char *tmp = private_buffer(fn, len * elem);
@@ -102,9 +102,9 @@ static void reduce_two_shot(const char *fn, const shoal_peset_t *set, uint64_t *
 }
 
 /* Reduces PEs first..last into dest; in place, through a private buffer. */
-static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *psync,
-                            char *dest, const char *source, size_t count,
-                            const shoal_reduce_op_t *op, int first, int last)
+static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
+                            const char *source, size_t count, const shoal_reduce_op_t *op,
+                            int first, int last)
 {
     const size_t bytes = count * op->elem;
     if (dest != source) {

@@ -79,9 +79,9 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
         ptr = NULL;
         if (SHOAL_MY_PE == 0 || shoal_env.debug)
             SHOAL_WARN("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
-                        "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
-                        fn, size, shoal.heap.size - shoal.heap.used,
-                        shoal_heap_largest_free(&shoal.heap), shoal.heap.size);
+                       "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
+                       fn, size, shoal.heap.size - shoal.heap.used,
+                       shoal_heap_largest_free(&shoal.heap), shoal.heap.size);
     }
     if (ptr != NULL && shoal_check_on) {
         size_t span = 0;

@@ -15,34 +15,55 @@
 void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
     __attribute__((cold, noreturn));
 
-#define SHOAL_AMO_IMPL(BITS)                                                                   \
-    SHOAL_INLINE void shoal_amo##BITS(shoal_amo_op_t op, uint##BITS##_t *p,                   \
-                                       const void *operand, const void *compare,               \
-                                       void *fetch_p)                                          \
-    {                                                                                          \
-        uint##BITS##_t v = 0, c, r = 0;                                                        \
-        if (operand)                                                                           \
-            memcpy(&v, operand, sizeof(v));                                                    \
-        switch (op) {                                                                          \
-        case SHOAL_AMO_FETCH: r = __atomic_load_n(p, __ATOMIC_ACQUIRE); break;                 \
-        case SHOAL_AMO_SET: __atomic_store_n(p, v, __ATOMIC_RELEASE); return;                  \
-        case SHOAL_AMO_SWAP: r = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); break;           \
-        case SHOAL_AMO_CSWAP:                                                                  \
-            memcpy(&c, compare, sizeof(c));                                                    \
-            __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);      \
-            r = c;                                                                             \
-            break;                                                                             \
-        case SHOAL_AMO_ADD:                                                                    \
-        case SHOAL_AMO_SYNC_ADD: __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); return;           \
-        case SHOAL_AMO_FETCH_ADD: r = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); break;       \
-        case SHOAL_AMO_AND: __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); return;                \
-        case SHOAL_AMO_FETCH_AND: r = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST); break;       \
-        case SHOAL_AMO_OR: __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); return;                  \
-        case SHOAL_AMO_FETCH_OR: r = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); break;         \
-        case SHOAL_AMO_XOR: __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); return;                \
-        case SHOAL_AMO_FETCH_XOR: r = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); break;       \
-        }                                                                                      \
-        memcpy(fetch_p, &r, sizeof(r));                                                        \
+#define SHOAL_AMO_IMPL(BITS)                                                                       \
+    SHOAL_INLINE void shoal_amo##BITS(shoal_amo_op_t op, uint##BITS##_t *p, const void *operand,   \
+                                      const void *compare, void *fetch_p)                          \
+    {                                                                                              \
+        uint##BITS##_t v = 0, c, r = 0;                                                            \
+        if (operand)                                                                               \
+            memcpy(&v, operand, sizeof(v));                                                        \
+        switch (op) {                                                                              \
+        case SHOAL_AMO_FETCH:                                                                      \
+            r = __atomic_load_n(p, __ATOMIC_ACQUIRE);                                              \
+            break;                                                                                 \
+        case SHOAL_AMO_SET:                                                                        \
+            __atomic_store_n(p, v, __ATOMIC_RELEASE);                                              \
+            return;                                                                                \
+        case SHOAL_AMO_SWAP:                                                                       \
+            r = __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST);                                       \
+            break;                                                                                 \
+        case SHOAL_AMO_CSWAP:                                                                      \
+            memcpy(&c, compare, sizeof(c));                                                        \
+            __atomic_compare_exchange_n(p, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
+            r = c;                                                                                 \
+            break;                                                                                 \
+        case SHOAL_AMO_ADD:                                                                        \
+        case SHOAL_AMO_SYNC_ADD:                                                                   \
+            __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                            \
+            return;                                                                                \
+        case SHOAL_AMO_FETCH_ADD:                                                                  \
+            r = __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);                                        \
+            break;                                                                                 \
+        case SHOAL_AMO_AND:                                                                        \
+            __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                            \
+            return;                                                                                \
+        case SHOAL_AMO_FETCH_AND:                                                                  \
+            r = __atomic_fetch_and(p, v, __ATOMIC_SEQ_CST);                                        \
+            break;                                                                                 \
+        case SHOAL_AMO_OR:                                                                         \
+            __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                             \
+            return;                                                                                \
+        case SHOAL_AMO_FETCH_OR:                                                                   \
+            r = __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST);                                         \
+            break;                                                                                 \
+        case SHOAL_AMO_XOR:                                                                        \
+            __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                            \
+            return;                                                                                \
+        case SHOAL_AMO_FETCH_XOR:                                                                  \
+            r = __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST);                                        \
+            break;                                                                                 \
+        }                                                                                          \
+        memcpy(fetch_p, &r, sizeof(r));                                                            \
     }
 SHOAL_AMO_IMPL(32)
 SHOAL_AMO_IMPL(64)
@@ -59,7 +80,7 @@ void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size
                       const void *operand, const void *compare, void *fetch_p, int pe);
 
 SHOAL_INLINE void shoal_amo(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
-                             const void *operand, const void *compare, void *fetch_p, int pe)
+                            const void *operand, const void *compare, void *fetch_p, int pe)
 {
     void *p = shoal_route_ptr(&shoal.route_fast, pe, dest, size);
     if (SHOAL_UNLIKELY(((uintptr_t)dest & (size - 1)) != 0))

@@ -20,7 +20,10 @@ static uint64_t now_ns(void)
 /* Waits serve other hosts' operations on this PE themselves: what this PE
  * waits for often depends on them, and the transport's progress thread
  * would need a CPU of its own to answer as fast. */
-void shoal_backoff_net(void) { shoal_net->ops->progress(shoal_net); }
+void shoal_backoff_net(void)
+{
+    shoal_net->ops->progress(shoal_net);
+}
 
 void shoal_backoff_slow(shoal_backoff_t *b)
 {

@@ -23,8 +23,14 @@ typedef struct {
     int recorded; /* published: the wait calls shoal_hang_leave when it ends */
 } shoal_backoff_t;
 
-#define SHOAL_BACKOFF_INIT {0, 0, 0, NULL, 0}
-#define SHOAL_BACKOFF_FOR(what_p) {0, 0, 0, (what_p), 0}
+#define SHOAL_BACKOFF_INIT                                                                         \
+    {                                                                                              \
+        0, 0, 0, NULL, 0                                                                           \
+    }
+#define SHOAL_BACKOFF_FOR(what_p)                                                                  \
+    {                                                                                              \
+        0, 0, 0, (what_p), 0                                                                       \
+    }
 
 /* Called after each unsuccessful poll. */
 void shoal_backoff_slow(shoal_backoff_t *b);

@@ -43,8 +43,8 @@ static void count_wait(shoal_hang_kind_t kind, const char *fn, const shoal_peset
     __atomic_fetch_sub(word, n, __ATOMIC_ACQ_REL);
 }
 
-void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w,
-                      uint64_t n, int root)
+void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w, uint64_t n,
+                      int root)
 {
     count_wait(SHOAL_HANG_COUNT, fn, set, psync, w, n, root);
 }

@@ -18,8 +18,8 @@ void shoal_sync_world(const char *fn);
 /* Waits until the local counter psync[w] reaches n, then takes n from it.
  * `fn`, the set and the root (an index in the set, or -1) only describe
  * the wait to a hang report (core/hang.h). */
-void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w,
-                      uint64_t n, int root);
+void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync, int w, uint64_t n,
+                      int root);
 
 /* Completes every outstanding operation of this PE. On a host, stores are
  * complete once issued; the fence keeps the compiler and CPU from moving

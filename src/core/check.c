@@ -57,8 +57,8 @@ static void describe(char *out, size_t size, const check_desc_t *d)
         sep = ", ";
     }
     if (d->nbytes != 0) {
-        n += snprintf(out + n, size - (size_t)n, "%s%llu bytes", sep,
-                      (unsigned long long)d->nbytes);
+        n +=
+            snprintf(out + n, size - (size_t)n, "%s%llu bytes", sep, (unsigned long long)d->nbytes);
         sep = ", ";
     }
     if (d->extra != 0)
@@ -73,10 +73,8 @@ void shoal_check_coll_slow(const char *fn, const shoal_peset_t *set, uint64_t *p
     if (slot < 0 || set->my_index < 0)
         return;
     shoal_psync_t *area = &shoal.internal->team_psync[slot];
-    check_desc_t mine = {.seq = ++seq_of_slot[slot],
-                         .root = root,
-                         .nbytes = nbytes,
-                         .extra = extra};
+    check_desc_t mine = {
+        .seq = ++seq_of_slot[slot], .root = root, .nbytes = nbytes, .extra = extra};
     strncpy(mine.fn, fn, sizeof(mine.fn) - 1);
     const unsigned parity = (unsigned)(mine.seq & 1);
     memcpy(area->check[parity], &mine, sizeof(mine));
@@ -106,6 +104,6 @@ void shoal_check_coll_slow(const char *fn, const shoal_peset_t *set, uint64_t *p
                 "passed different arguments to collective #%llu on this team: PE %d (team PE "
                 "%d) called %s but PE %d (team PE 0) called %s; every member must pass the same "
                 "root, element count and operation",
-                fn, set->size, set->start, set->stride, (unsigned long long)mine.seq,
-                SHOAL_MY_PE, set->my_index, a, first, b);
+                fn, set->size, set->start, set->stride, (unsigned long long)mine.seq, SHOAL_MY_PE,
+                set->my_index, a, first, b);
 }

@@ -24,20 +24,23 @@
 
 typedef struct check_block {
     char *ptr;
-    size_t size;   /* what the program asked for */
-    size_t span;   /* the heap block: size, guard zone and rounding */
-    uint64_t id;   /* the allocation's number on this PE, from 1 */
+    size_t size;    /* what the program asked for */
+    size_t span;    /* the heap block: size, guard zone and rounding */
+    uint64_t id;    /* the allocation's number on this PE, from 1 */
     const char *fn; /* the call that made it */
     const char *free_fn;
     struct check_block *next;
 } check_block_t;
 
-static check_block_t *live;                      /* allocated blocks */
+static check_block_t *live;                         /* allocated blocks */
 static check_block_t *quarantine, *quarantine_tail; /* freed, oldest first */
 static size_t quarantine_blocks, quarantine_bytes;
 static uint64_t allocations;
 
-static size_t heap_offset(const void *p) { return (size_t)((const char *)p - shoal.heap.base); }
+static size_t heap_offset(const void *p)
+{
+    return (size_t)((const char *)p - shoal.heap.base);
+}
 
 /* The first byte of [p, p + n) that is not `byte`, or n. */
 static size_t first_changed(const char *p, size_t n, unsigned char byte)
@@ -75,7 +78,10 @@ static void check_poison(const char *when, const check_block_t *b)
                 b->fn, b->free_fn, at, (unsigned char)b->ptr[at], POISON_BYTE);
 }
 
-size_t shoal_check_heap_request(size_t size) { return size + SHOAL_CHECK_GUARD; }
+size_t shoal_check_heap_request(size_t size)
+{
+    return size + SHOAL_CHECK_GUARD;
+}
 
 void shoal_check_heap_allocated(const char *fn, void *ptr, size_t size, size_t span)
 {

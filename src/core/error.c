@@ -28,17 +28,20 @@ void shoal_fatal(const char *fmt, ...)
 void shoal_require_init(const char *fn)
 {
     if (!shoal.initialized)
-        shoal_fatal("%s: called %s shmem_init; call shmem_init (or shmem_init_thread) first",
-                    fn, shoal.finalized ? "after shmem_finalize and without a new" : "before");
+        shoal_fatal("%s: called %s shmem_init; call shmem_init (or shmem_init_thread) first", fn,
+                    shoal.finalized ? "after shmem_finalize and without a new" : "before");
 }
 
 /* What a row is called in messages. */
 static const char *row_name(unsigned row)
 {
     switch (row) {
-    case SHOAL_ROUTE_HEAP: return "the symmetric heap";
-    case SHOAL_ROUTE_GLOBALS: return "the program's symmetric global data";
-    default: return "registered symmetric memory";
+    case SHOAL_ROUTE_HEAP:
+        return "the symmetric heap";
+    case SHOAL_ROUTE_GLOBALS:
+        return "the program's symmetric global data";
+    default:
+        return "registered symmetric memory";
     }
 }
 
@@ -89,8 +92,10 @@ void shoal_route_fail(const char *fn, const char *what, const void *addr, size_t
 {
     char msg[1024];
     if (!route_diagnose(fn, what, addr, len, pe, msg, sizeof(msg)))
-        snprintf(msg, sizeof(msg), "%s: internal error: %s %p (%zu bytes) on PE %d routes, but "
-                 "the data path found no route", fn, what, addr, len, pe);
+        snprintf(msg, sizeof(msg),
+                 "%s: internal error: %s %p (%zu bytes) on PE %d routes, but "
+                 "the data path found no route",
+                 fn, what, addr, len, pe);
     shoal_fatal("%s", msg);
 }
 
@@ -98,8 +103,8 @@ int shoal_route_check(const char *fn, const char *what, const void *addr, size_t
                       char *msg, size_t msglen)
 {
     char buf[1024];
-    if (!route_diagnose(fn != NULL ? fn : "shmemx_addr_check", what != NULL ? what : "addr",
-                        addr, len, pe, buf, sizeof(buf)))
+    if (!route_diagnose(fn != NULL ? fn : "shmemx_addr_check", what != NULL ? what : "addr", addr,
+                        len, pe, buf, sizeof(buf)))
         return 0;
     if (msg != NULL && msglen > 0)
         snprintf(msg, msglen, "%s", buf);

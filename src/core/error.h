@@ -11,10 +11,10 @@ void shoal_fatal(const char *fmt, ...) __attribute__((noreturn, cold, format(pri
 /* Ends the job if the library is not initialized, naming the call. */
 void shoal_require_init(const char *fn);
 
-#define SHOAL_REQUIRE_INIT(fn)                                                                 \
-    do {                                                                                       \
-        if (__builtin_expect(!shoal.initialized, 0))                                           \
-            shoal_require_init(fn);                                                            \
+#define SHOAL_REQUIRE_INIT(fn)                                                                     \
+    do {                                                                                           \
+        if (__builtin_expect(!shoal.initialized, 0))                                               \
+            shoal_require_init(fn);                                                                \
     } while (0)
 
 #endif

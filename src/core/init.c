@@ -101,7 +101,6 @@ static shoal_status_t create_segments(void)
     return SHOAL_OK;
 }
 
-
 static void print_banner(void)
 {
     if (SHOAL_MY_PE != 0)
@@ -184,8 +183,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     const shoal_segment_t *heap = &shoal.segs[SHOAL_ROUTE_HEAP];
     const shoal_segment_t *data = &shoal.segs[SHOAL_ROUTE_GLOBALS];
     shoal_route_set_row(&shoal.route, SHOAL_ROUTE_HEAP, heap->base, heap->size, SHOAL_MEM_HOST);
-    shoal_route_set_row(&shoal.route, SHOAL_ROUTE_GLOBALS, data->base, data->size,
-                        SHOAL_MEM_HOST);
+    shoal_route_set_row(&shoal.route, SHOAL_ROUTE_GLOBALS, data->base, data->size, SHOAL_MEM_HOST);
     status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_route;
@@ -198,7 +196,7 @@ shoal_status_t shoal_init(int requested_thread_level)
         goto out_mappings;
     shoal.alloc_calls = 0;
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                                                         : requested_thread_level;
+                                                                        : requested_thread_level;
 
     status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route, shoal.node);
     if (status != SHOAL_OK)

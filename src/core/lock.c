@@ -13,7 +13,8 @@
 #include "core/hang.h"
 #include "core/lock.h"
 
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the ticket layout assumes little-endian");
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "the ticket layout assumes little-endian");
 
 #define LOCK_HOME_PE 0
 #define TICKET_ONE ((uint64_t)1 << 32)

@@ -38,9 +38,8 @@ int shoal_route_check(const char *fn, const char *what, const void *addr, size_t
 
 /* Routes an access of the data path: returns SHOAL_ROUTE_LOCAL (w->ptr) or
  * SHOAL_ROUTE_NET (w->row, w->off), or ends the job with a message. */
-SHOAL_INLINE shoal_route_kind_t shoal_route_pe(const char *fn, const char *what,
-                                               const void *addr, size_t len, int pe,
-                                               shoal_where_t *w)
+SHOAL_INLINE shoal_route_kind_t shoal_route_pe(const char *fn, const char *what, const void *addr,
+                                               size_t len, int pe, shoal_where_t *w)
 {
     shoal_route_kind_t k = shoal_route_find(&shoal.route, pe, addr, len, w);
     if (SHOAL_UNLIKELY(k == SHOAL_ROUTE_ERROR))

@@ -9,8 +9,8 @@
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
-    const char *why = shoal_net != NULL ? shoal_net->ops->strerror(shoal_net)
-                                        : shoal_status_str(status);
+    const char *why =
+        shoal_net != NULL ? shoal_net->ops->strerror(shoal_net) : shoal_status_str(status);
     if (pe >= 0)
         shoal_fatal("%s: the operation with PE %d over %s failed: %s; the job cannot go on "
                     "with that PE",
@@ -20,29 +20,28 @@ void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
                 fn, shoal_net ? shoal_net->ops->name : "the network", why);
 }
 
-void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w,
-                   void *local, size_t len)
+void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w, void *local,
+                   size_t len)
 {
     const shoal_transport_ops_t *ops = shoal_net->ops;
     const int nbi = kind == SHOAL_RMA_PUT_NBI || kind == SHOAL_RMA_GET_NBI;
-    shoal_status_t status =
-        kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
-            ? ops->put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
-            : ops->get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
+    shoal_status_t status = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
+                                ? ops->put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
+                                : ops->get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
 
-static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
-                       size_t len, int pe)
+static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
+                       int pe)
 {
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
     shoal_where_t w;
     if (shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w) ==
         SHOAL_ROUTE_LOCAL) {
         if (SHOAL_UNLIKELY(shoal_check_on))
-            shoal_check_overlap(fn, is_put, w.ptr, is_put ? dest : source,
-                                is_put ? source : dest, len, pe);
+            shoal_check_overlap(fn, is_put, w.ptr, is_put ? dest : source, is_put ? source : dest,
+                                len, pe);
         memcpy(is_put ? w.ptr : dest, is_put ? source : w.ptr, len);
         return;
     }
@@ -52,8 +51,8 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
 /* While tracing or profiling is on, every transfer comes here (the inline
  * lookup reads a table that maps nothing) and is recorded around the real
  * routing; an inner transfer of a recorded routine is not recorded again. */
-void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
-                      size_t len, int pe)
+void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
+                      int pe)
 {
     if (SHOAL_UNLIKELY(shoal_trace_on) && shoal_trace_enter()) {
         const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
@@ -76,8 +75,8 @@ static void strided_extent(ptrdiff_t stride, size_t elem, size_t bsize, size_t n
     *hi_p = (last < 0 ? 0 : last) + block;
 }
 
-void shoal_strided(const char *fn, int to_remote, void *dest, const void *source,
-                   ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t bsize, size_t nblocks, int pe)
+void shoal_strided(const char *fn, int to_remote, void *dest, const void *source, ptrdiff_t dst,
+                   ptrdiff_t sst, size_t elem, size_t bsize, size_t nblocks, int pe)
 {
     if (nblocks == 0 || bsize == 0)
         return;
@@ -146,8 +145,8 @@ void shoal_net_fence(const char *fn)
 void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
                    const void *operand, const void *compare, void *fetch_p)
 {
-    shoal_status_t status = shoal_net->ops->amo(shoal_net, pe, shoal_remote_of(w), op, size,
-                                                operand, compare, fetch_p);
+    shoal_status_t status =
+        shoal_net->ops->amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -199,8 +198,8 @@ static void put_signal_routed(const char *fn, void *dest, const void *source, si
     shoal_route_kind_t dk = len == 0 ? sk : shoal_route_pe(fn, "dest", dest, len, pe, &dw);
     if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
         shoal_status_t status = shoal_net->ops->put_signal(
-            shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len,
-            shoal_remote_of(&sw), signal, shoal_signal_amo_op(sig_op), nbi);
+            shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len, shoal_remote_of(&sw),
+            signal, shoal_signal_amo_op(sig_op), nbi);
         if (status != SHOAL_OK)
             shoal_net_fail(fn, status, pe);
         return;

@@ -27,13 +27,13 @@ static inline shoal_remote_t shoal_remote_of(const shoal_where_t *w)
 
 /* A transfer with a PE this PE does not map, at `w` on it: through the
  * network transport (the route already said where). */
-void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w,
-                   void *local, size_t len);
+void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w, void *local,
+                   size_t len);
 
 /* Every transfer the inline lookup did not map (rma.c): routed in full, then
  * local (a row past the inline ones), the network, or the error message. */
-void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source,
-                      size_t len, int pe);
+void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
+                      int pe);
 
 SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source,
                             size_t len, int pe)
@@ -84,7 +84,7 @@ void shoal_net_fence(const char *fn);
 /* Strided transfers: `nblocks` blocks of `bsize` elements of `elem` bytes;
  * block i starts at element i*dst of dest and i*sst of source. iput/iget are
  * the bsize == 1 case. `to_remote` selects put (1) or get (0). */
-void shoal_strided(const char *fn, int to_remote, void *dest, const void *source,
-                   ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t bsize, size_t nblocks, int pe);
+void shoal_strided(const char *fn, int to_remote, void *dest, const void *source, ptrdiff_t dst,
+                   ptrdiff_t sst, size_t elem, size_t bsize, size_t nblocks, int pe);
 
 #endif

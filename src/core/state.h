@@ -98,9 +98,9 @@ typedef struct {
     size_t internal_size;
     shoal_heap_t heap; /* allocator over the user part of the heap segment */
     unsigned alloc_calls;
-    int pcontrol_level;         /* set by shmem_pcontrol (core/pcontrol.h) */
-    unsigned pcontrol_flushes;  /* its level-2 calls */
-    pthread_mutex_t lock; /* serializes init, allocation and barriers across threads */
+    int pcontrol_level;        /* set by shmem_pcontrol (core/pcontrol.h) */
+    unsigned pcontrol_flushes; /* its level-2 calls */
+    pthread_mutex_t lock;      /* serializes init, allocation and barriers across threads */
 } shoal_state_t;
 
 extern shoal_state_t shoal;

@@ -36,22 +36,22 @@ static uint64_t slots_used[SHOAL_TEAMS_LIMIT / 64];
 static struct shoal_team *teams_alive;
 static struct shoal_ctx *ctxs_alive;
 
-#define LIST_LINK(head, item)                                                                  \
-    do {                                                                                       \
-        (item)->prev = NULL;                                                                   \
-        (item)->next = (head);                                                                 \
-        if ((head) != NULL)                                                                    \
-            (head)->prev = (item);                                                             \
-        (head) = (item);                                                                       \
+#define LIST_LINK(head, item)                                                                      \
+    do {                                                                                           \
+        (item)->prev = NULL;                                                                       \
+        (item)->next = (head);                                                                     \
+        if ((head) != NULL)                                                                        \
+            (head)->prev = (item);                                                                 \
+        (head) = (item);                                                                           \
     } while (0)
-#define LIST_UNLINK(head, item)                                                                \
-    do {                                                                                       \
-        if ((item)->prev != NULL)                                                              \
-            (item)->prev->next = (item)->next;                                                 \
-        else                                                                                   \
-            (head) = (item)->next;                                                             \
-        if ((item)->next != NULL)                                                              \
-            (item)->next->prev = (item)->prev;                                                 \
+#define LIST_UNLINK(head, item)                                                                    \
+    do {                                                                                           \
+        if ((item)->prev != NULL)                                                                  \
+            (item)->prev->next = (item)->next;                                                     \
+        else                                                                                       \
+            (head) = (item)->next;                                                                 \
+        if ((item)->next != NULL)                                                                  \
+            (item)->next->prev = (item)->prev;                                                     \
     } while (0)
 
 static void slot_mark(int slot, int used)
@@ -208,8 +208,8 @@ static void report_no_slot(const char *fn, const struct shoal_team *parent)
                     fn, shoal_env.teams_max);
 }
 
-int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride,
-                             int size, const shmem_team_config_t *config, long config_mask,
+int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team)
 {
     if (new_team == NULL)

@@ -84,8 +84,8 @@ void shoal_team_check(const char *fn, shmem_team_t team);
 /* Collective over `parent`: the team (start, stride, size) of its members, or
  * SHMEM_TEAM_INVALID in *new_team for a PE outside it; 0 on success (the
  * API's shmem_team_split_strided; `fn` names it in messages). */
-int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride,
-                             int size, const shmem_team_config_t *config, long config_mask,
+int shoal_team_split_strided(const char *fn, shmem_team_t parent, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team);
 /* Collective over `parent`: its rows and columns of `xrange` PEs. */
 int shoal_team_split_2d(const char *fn, shmem_team_t parent, int xrange,

@@ -41,21 +41,33 @@ static inline int compare(int cmp, shoal_dtype_t dt, uint64_t a, uint64_t b)
     if (dt.is_signed) {
         int64_t x = (int64_t)a, y = (int64_t)b;
         switch (cmp) {
-        case SHMEM_CMP_EQ: return x == y;
-        case SHMEM_CMP_NE: return x != y;
-        case SHMEM_CMP_GT: return x > y;
-        case SHMEM_CMP_GE: return x >= y;
-        case SHMEM_CMP_LT: return x < y;
-        default: return x <= y;
+        case SHMEM_CMP_EQ:
+            return x == y;
+        case SHMEM_CMP_NE:
+            return x != y;
+        case SHMEM_CMP_GT:
+            return x > y;
+        case SHMEM_CMP_GE:
+            return x >= y;
+        case SHMEM_CMP_LT:
+            return x < y;
+        default:
+            return x <= y;
         }
     }
     switch (cmp) {
-    case SHMEM_CMP_EQ: return a == b;
-    case SHMEM_CMP_NE: return a != b;
-    case SHMEM_CMP_GT: return a > b;
-    case SHMEM_CMP_GE: return a >= b;
-    case SHMEM_CMP_LT: return a < b;
-    default: return a <= b;
+    case SHMEM_CMP_EQ:
+        return a == b;
+    case SHMEM_CMP_NE:
+        return a != b;
+    case SHMEM_CMP_GT:
+        return a > b;
+    case SHMEM_CMP_GE:
+        return a >= b;
+    case SHMEM_CMP_LT:
+        return a < b;
+    default:
+        return a <= b;
     }
 }
 
@@ -96,8 +108,7 @@ static _Thread_local size_t any_next;
  * matches. For ANY: the first matching index at or after any_next (wrapping),
  * or SIZE_MAX. For SOME: the number of matches, written to indices. */
 static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, size_t *indices,
-                   const int *status, shoal_dtype_t dt, int cmp, uint64_t value,
-                   const char *values)
+                   const int *status, shoal_dtype_t dt, int cmp, uint64_t value, const char *values)
 {
     size_t found = 0;
     size_t first = mode == SHOAL_WAIT_ANY ? any_next % nelems : 0;
@@ -120,8 +131,8 @@ static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, siz
 }
 
 size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const void *ivars,
-                      size_t nelems, size_t *indices, const int *status, shoal_dtype_t dt,
-                      int cmp, uint64_t value, const void *values)
+                      size_t nelems, size_t *indices, const int *status, shoal_dtype_t dt, int cmp,
+                      uint64_t value, const void *values)
 {
     shoal_check_cmp(fn, cmp);
     size_t included = 0;

@@ -86,8 +86,8 @@ static void globals_atfork_child(void)
     if (globals_seg.base == NULL)
         return;
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void *tmp = mmap(NULL, globals_seg.size, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *tmp =
+        mmap(NULL, globals_seg.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (tmp == MAP_FAILED)
         return;
     copy_nonzero_pages(tmp, (unsigned char *)globals_seg.base, globals_seg.size, page);
@@ -126,8 +126,8 @@ shoal_status_t shoal_segment_globals(shoal_segment_t *seg_p)
 
     copy_nonzero_pages((unsigned char *)seg.base, (unsigned char *)range.start, len, page);
     munmap(seg.base, len);
-    void *fixed = mmap((void *)range.start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                       seg.fd, 0);
+    void *fixed =
+        mmap((void *)range.start, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, seg.fd, 0);
     if (fixed == MAP_FAILED) {
         /* The original mapping is still in place: MAP_FIXED failed before replacing it. */
         SHOAL_ERROR("remapping the program's data segment (%p, %zu bytes) failed: %m; set "
@@ -141,8 +141,8 @@ shoal_status_t shoal_segment_globals(shoal_segment_t *seg_p)
     globals_seg.size = len;
     globals_seg.fd = seg.fd;
     pthread_atfork(NULL, NULL, globals_atfork_child);
-    SHOAL_DEBUG("globals %p..%p (%zu bytes) are symmetric", (void *)range.start,
-                (void *)range.end, len);
+    SHOAL_DEBUG("globals %p..%p (%zu bytes) are symmetric", (void *)range.start, (void *)range.end,
+                len);
     *seg_p = globals_seg;
     return SHOAL_OK;
 }

@@ -48,7 +48,7 @@ typedef struct {
 
 typedef struct shoal_route shoal_route_t;
 struct shoal_route {
-    int32_t npes;  /* 0 until the data path opens, and after finalize */
+    int32_t npes; /* 0 until the data path opens, and after finalize */
     int32_t my_pe;
     uint32_t nrows; /* rows in use are below this */
     uint32_t net;   /* a network transport reaches what is not mapped */
@@ -121,8 +121,8 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
  * of the inline rows (heap first, then globals) of a PE mapped here, else
  * NULL -- and then shoal_route_find says what it is instead. No structure
  * whose address escapes, so the callers' copies become tail calls. */
-SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe,
-                                                const void *addr, size_t len)
+SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe, const void *addr,
+                                                size_t len)
 {
     if (__builtin_expect((unsigned)pe >= (unsigned)rt->npes, 0))
         return NULL;
@@ -140,8 +140,8 @@ SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe,
 
 /* Routes the `len` bytes at symmetric address `addr` on PE `pe`: a local
  * pointer (w->ptr), the network at (w->row, w->off), or an error. */
-static inline shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int pe,
-                                                  const void *addr, size_t len, shoal_where_t *w)
+static inline shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int pe, const void *addr,
+                                                  size_t len, shoal_where_t *w)
 {
     void *p = shoal_route_ptr(rt, pe, addr, len);
     if (__builtin_expect(p != NULL, 1)) {
@@ -152,12 +152,11 @@ static inline shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int p
 }
 
 /* The local pointer for (pe, addr, len), or NULL (shmem_ptr's answer). */
-SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_local(const shoal_route_t *rt, int pe,
-                                                  const void *addr, size_t len)
+SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_local(const shoal_route_t *rt, int pe, const void *addr,
+                                                  size_t len)
 {
     shoal_where_t w;
     return shoal_route_find(rt, pe, addr, len, &w) == SHOAL_ROUTE_LOCAL ? w.ptr : NULL;
 }
-
 
 #endif

@@ -21,12 +21,26 @@ static shoal_status_t parse_size(const char *s, shoal_env_size_t *out_p)
         return SHOAL_ERR_INVALID;
     unsigned shift = 0;
     switch (tolower((unsigned char)*end)) {
-    case '\0': break;
-    case 'k': shift = 10; end++; break;
-    case 'm': shift = 20; end++; break;
-    case 'g': shift = 30; end++; break;
-    case 't': shift = 40; end++; break;
-    default: return SHOAL_ERR_INVALID;
+    case '\0':
+        break;
+    case 'k':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+        shift = 30;
+        end++;
+        break;
+    case 't':
+        shift = 40;
+        end++;
+        break;
+    default:
+        return SHOAL_ERR_INVALID;
     }
     if (*end == 'b' || *end == 'B')
         end++;
@@ -83,31 +97,46 @@ static const char *const type_help[] = {
 shoal_status_t shoal_env_load(shoal_env_t *env)
 {
     shoal_status_t status = SHOAL_OK;
-#define SHOAL_ENV_LOAD(var, type, field, def, doc)                                             \
-    {                                                                                          \
-        const char *value = getenv(#var);                                                      \
-        parse_##type(def, &env->field);                                                        \
-        env->set.field = value != NULL;                                                        \
-        if (value != NULL && parse_##type(value, &env->field) != SHOAL_OK) {                   \
-            SHOAL_ERROR("environment variable %s='%s' is not a valid " #type                   \
-                        " value (%s); unset it or fix it (default: %s)",                       \
-                        #var, value,                                                           \
-                        strcmp(#type, "size") == 0 ? type_help[0] : "see docs/env.md", def);   \
-            parse_##type(def, &env->field);                                                    \
-            env->set.field = 0;                                                                \
-            status = SHOAL_ERR_INVALID;                                                        \
-        }                                                                                      \
+#define SHOAL_ENV_LOAD(var, type, field, def, doc)                                                 \
+    {                                                                                              \
+        const char *value = getenv(#var);                                                          \
+        parse_##type(def, &env->field);                                                            \
+        env->set.field = value != NULL;                                                            \
+        if (value != NULL && parse_##type(value, &env->field) != SHOAL_OK) {                       \
+            SHOAL_ERROR("environment variable %s='%s' is not a valid " #type                       \
+                        " value (%s); unset it or fix it (default: %s)",                           \
+                        #var, value,                                                               \
+                        strcmp(#type, "size") == 0 ? type_help[0] : "see docs/env.md", def);       \
+            parse_##type(def, &env->field);                                                        \
+            env->set.field = 0;                                                                    \
+            status = SHOAL_ERR_INVALID;                                                            \
+        }                                                                                          \
     }
     SHOAL_ENV_TABLE(SHOAL_ENV_LOAD)
 #undef SHOAL_ENV_LOAD
     return status;
 }
 
-static void print_value_size(FILE *out, shoal_env_size_t v) { fprintf(out, "%zu", v); }
-static void print_value_bool(FILE *out, shoal_env_bool_t v) { fprintf(out, "%d", v); }
-static void print_value_uint(FILE *out, shoal_env_uint_t v) { fprintf(out, "%u", v); }
-__attribute__((unused)) static void print_value_string(FILE *out, shoal_env_string_t v) { fprintf(out, "%s", v ? v : ""); }
-__attribute__((unused)) static void print_value_secret(FILE *out, shoal_env_secret_t v) { fprintf(out, "%s", v && *v ? "(set, not shown)" : ""); }
+static void print_value_size(FILE *out, shoal_env_size_t v)
+{
+    fprintf(out, "%zu", v);
+}
+static void print_value_bool(FILE *out, shoal_env_bool_t v)
+{
+    fprintf(out, "%d", v);
+}
+static void print_value_uint(FILE *out, shoal_env_uint_t v)
+{
+    fprintf(out, "%u", v);
+}
+__attribute__((unused)) static void print_value_string(FILE *out, shoal_env_string_t v)
+{
+    fprintf(out, "%s", v ? v : "");
+}
+__attribute__((unused)) static void print_value_secret(FILE *out, shoal_env_secret_t v)
+{
+    fprintf(out, "%s", v && *v ? "(set, not shown)" : "");
+}
 
 /* Edit distance of a and b, capped: anything above `cap` is cap + 1. */
 static unsigned distance(const char *a, const char *b, unsigned cap)
@@ -179,15 +208,15 @@ void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown)
                      "Generated by `shoal-info --env-markdown` from `src/util/env_table.h`; "
                      "do not edit by hand.\n\n"
                      "| variable | type | default | meaning |\n|---|---|---|---|\n");
-#define SHOAL_ENV_MD(var, type, field, def, doc)                                               \
+#define SHOAL_ENV_MD(var, type, field, def, doc)                                                   \
     fprintf(out, "| `%s` | %s | `%s` | %s |\n", #var, #type, def, doc);
         SHOAL_ENV_TABLE(SHOAL_ENV_MD)
 #undef SHOAL_ENV_MD
         return;
     }
-#define SHOAL_ENV_PRINT(var, type, field, def, doc)                                            \
-    fprintf(out, "  %-24s = ", #var);                                                          \
-    print_value_##type(out, env->field);                                                       \
+#define SHOAL_ENV_PRINT(var, type, field, def, doc)                                                \
+    fprintf(out, "  %-24s = ", #var);                                                              \
+    print_value_##type(out, env->field);                                                           \
     fprintf(out, "%s\n", getenv(#var) ? "" : "  (default)");
     SHOAL_ENV_TABLE(SHOAL_ENV_PRINT)
 #undef SHOAL_ENV_PRINT

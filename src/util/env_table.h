@@ -10,109 +10,109 @@
 #ifndef SHOAL_UTIL_ENV_TABLE_H
 #define SHOAL_UTIL_ENV_TABLE_H
 
-#define SHOAL_ENV_TABLE(X)                                                                     \
-    X(SHMEM_SYMMETRIC_SIZE, size, symmetric_size, "1G",                                        \
-      "Size of each PE's symmetric heap. Address space is reserved up front; memory is "       \
-      "used only as pages are touched.")                                                       \
-    X(SHMEM_DEBUG, bool, debug, "0",                                                           \
-      "Extra checks and debug log lines (collective argument checks, every PE's view of "      \
-      "errors).")                                                                              \
-    X(SHOAL_CHECK, bool, check, "0",                                                           \
-      "Check mode (also on under SHMEM_DEBUG): every collective checks that the team's PEs "   \
-      "call the same routine with the same root, count and operation; symmetric allocations "  \
-      "get guard zones checked at shmem_free and shmem_finalize; freed blocks are poisoned "   \
-      "and writes into them reported. Costs a barrier per collective.")                        \
-    X(SHMEM_INFO, bool, info, "0", "PE 0 prints every setting and its value at shmem_init.")   \
-    X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")  \
-    X(SHOAL_TRACE, string, trace, "",                                                          \
-      "Directory for a trace of every PE's API calls (created if absent). At shmem_finalize "  \
-      "each PE writes trace.<pe>.jsonl there and PE 0 merges them into trace.json, a Chrome "  \
-      "trace-event file (ui.perfetto.dev, chrome://tracing) with one track per PE. Empty: "    \
-      "no trace.")                                                                             \
-    X(SHOAL_TRACE_EVENTS, uint, trace_events, "262144",                                        \
-      "Calls each thread records while tracing (48 bytes each); later ones are dropped and "   \
-      "counted, and finalize says how many.")                                                  \
-    X(SHOAL_PROFILE, bool, profile, "0",                                                       \
-      "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "     \
-      "slowest PE of each, and the bytes each PE moved to each other PE.")                     \
-    X(SHOAL_PROFILE_CSV, string, profile_csv, "",                                              \
-      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/"              \
-      "profile_heatmap.py draws its traffic matrix).")                                         \
-    X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                   \
-      "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")              \
-    X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                            \
-      "Comma-separated subsystems whose info and debug lines are printed (bootstrap, "         \
-      "transport, memory, coll, rma, init, core); setting it turns debug lines on. Empty: "    \
-      "all.")                                                                                  \
-    X(SHOAL_LOG_FILE, string, log_file, "",                                                    \
-      "Also write each PE's log lines to this file (%h host, %p pid, %r PE are replaced, for " \
-      "example shoal.%h.%r.log); errors and warnings still go to stderr.")                     \
-    X(SHOAL_SYMMETRIC_GLOBALS, bool, symmetric_globals, "1",                                   \
-      "Make the executable's global and static variables symmetric (remotely accessible).")    \
-    X(SHOAL_WAIT_SPIN, uint, wait_spin, "512",                                                 \
-      "Polls a waiting PE spins before it starts to yield the CPU. When this host runs more "  \
-      "PEs than it has CPUs and the variable is unset, waits yield at once instead.")          \
-    X(SHOAL_WAIT_YIELD_US, uint, wait_yield_us, "2000",                                        \
-      "Microseconds a waiting PE yields (sched_yield) before it starts to sleep between "      \
-      "polls.")                                                                                \
-    X(SHOAL_TEAMS_MAX, uint, teams_max, "64",                                                  \
-      "Most teams made by splits alive at once, besides the predefined ones (at most 4094). "  \
-      "Each takes 448 bytes of every PE's symmetric heap segment.")                            \
-    X(SHOAL_REDUCE_TWO_SHOT_BYTES, size, reduce_two_shot_bytes, "16k",                         \
-      "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "  \
-      "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")   \
-    X(SHOAL_WAIT_SLEEP_US, uint, wait_sleep_us, "50",                                          \
-      "Longest sleep between polls of a PE that has waited long; bounds the added latency.")   \
-    X(SHOAL_HANG_TIMEOUT, uint, hang_timeout, "0",                                             \
-      "Seconds a PE may stay blocked in one Shoal wait (barrier, collective, wait_until, "     \
-      "lock, quiet, finalize) before every PE of its host prints where it is blocked and "     \
-      "the host's lowest PE names the likely culprit (docs/debugging.md). 0: never.")          \
-    X(SHOAL_HANG_ABORT, bool, hang_abort, "1",                                                 \
-      "After a SHOAL_HANG_TIMEOUT report, end the job with status 124; 0 keeps it waiting "    \
-      "(to attach a debugger).")                                                               \
-    X(SHOAL_NODE, string, node, "",                                                            \
-      "Host identity of this PE: PEs with the same value share memory, PEs with different "    \
-      "values talk through the network transport. Empty: hostname, boot id and network "       \
-      "namespace. Lets tests place PEs on different hosts of one machine.")                    \
-    X(SHOAL_RANK, string, rank, "",                                                            \
-      "This PE's rank, 0 to SHOAL_NPES - 1, for a start without shoalrun (shoalrun sets it "   \
-      "for its own PEs). With SHOAL_NPES it makes the PE join the job through the config "     \
-      "store at SHOAL_STORE.")                                                                 \
-    X(SHOAL_NPES, string, npes, "",                                                            \
-      "Number of PEs in the job, the same on every PE, for a start without shoalrun.")         \
-    X(SHOAL_STORE, string, store, "127.0.0.1:8666",                                            \
-      "Config store address, host:port or [IPv6]:port (without a port, the default's port). "  \
-      "The PE of rank 0 hosts the store there and every PE connects to it. For "               \
-      "shmemx_get_uniqueid, where the store listens (port 0: any free port) and, unless an "   \
-      "interface is named, the address the unique ID carries.")                                \
-    X(SHOAL_STORE_LISTEN_IFACE, string, store_listen_iface, "",                                \
-      "Network interface (by name, e.g. eth0; * for all) whose address the store listens "     \
-      "on, with the port of SHOAL_STORE. Empty: the host of SHOAL_STORE.")                     \
-    X(SHOAL_STORE_ADVERTISE_IFACE, string, store_advertise_iface, "",                          \
-      "Network interface whose address a unique ID tells PEs to connect to. Empty: the host "  \
-      "of SHOAL_STORE if set, else the first interface that is up and not loopback.")          \
-    X(SHOAL_STORE_IPV6, bool, store_ipv6, "0",                                                 \
-      "Take an interface's IPv6 address rather than its IPv4 one (for the two variables "      \
-      "above and the default unique-ID address).")                                             \
-    X(SHOAL_STORE_TLS, bool, store_tls, "1",                                                   \
-      "Protect config-store traffic with TLS 1.3 and mutual authentication. Turning it off "   \
-      "lets anyone who reaches the store join or read the job's bootstrap data; "              \
-      "shmemx_set_conf_store_tls called before init takes precedence.")                        \
-    X(SHOAL_STORE_TLS_INFO, string, store_tls_info, "",                                        \
-      "Certificates instead of the job secret: cert=PATH;key=PATH;ca=PATH[;crl=PATH]"          \
-      "[;verify_name=0] (PEM files). Every PE presents its certificate and checks the "         \
-      "other side's against the CA; a PE also checks the store's name or address.")            \
-    X(SHOAL_JOB_KEY_FILE, string, job_key_file, "",                                            \
-      "File holding the job secret for TLS: 64 hex digits (32 random bytes, as `openssl rand " \
-      "-hex 32` prints). Refused unless its mode is 0600 or stricter.")                         \
-    X(SHOAL_JOB_KEY, secret, job_key, "",                                                      \
-      "The job secret itself, 64 hex digits, when no SHOAL_JOB_KEY_FILE is given. Never "      \
-      "printed.")                                                                              \
-    X(SHOAL_STORE_CONNECT_TIMEOUT, uint, store_connect_timeout, "60",                          \
-      "Seconds a PE keeps trying to reach the config store before it gives up with an "        \
-      "error (PE 0 may start later than the others).")                                         \
-    X(SHOAL_STORE_JOIN_TIMEOUT, uint, store_join_timeout, "60",                                \
-      "Seconds the store waits, from the first PE's arrival, for every PE to join; then the "  \
+#define SHOAL_ENV_TABLE(X)                                                                         \
+    X(SHMEM_SYMMETRIC_SIZE, size, symmetric_size, "1G",                                            \
+      "Size of each PE's symmetric heap. Address space is reserved up front; memory is "           \
+      "used only as pages are touched.")                                                           \
+    X(SHMEM_DEBUG, bool, debug, "0",                                                               \
+      "Extra checks and debug log lines (collective argument checks, every PE's view of "          \
+      "errors).")                                                                                  \
+    X(SHOAL_CHECK, bool, check, "0",                                                               \
+      "Check mode (also on under SHMEM_DEBUG): every collective checks that the team's PEs "       \
+      "call the same routine with the same root, count and operation; symmetric allocations "      \
+      "get guard zones checked at shmem_free and shmem_finalize; freed blocks are poisoned "       \
+      "and writes into them reported. Costs a barrier per collective.")                            \
+    X(SHMEM_INFO, bool, info, "0", "PE 0 prints every setting and its value at shmem_init.")       \
+    X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")      \
+    X(SHOAL_TRACE, string, trace, "",                                                              \
+      "Directory for a trace of every PE's API calls (created if absent). At shmem_finalize "      \
+      "each PE writes trace.<pe>.jsonl there and PE 0 merges them into trace.json, a Chrome "      \
+      "trace-event file (ui.perfetto.dev, chrome://tracing) with one track per PE. Empty: "        \
+      "no trace.")                                                                                 \
+    X(SHOAL_TRACE_EVENTS, uint, trace_events, "262144",                                            \
+      "Calls each thread records while tracing (48 bytes each); later ones are dropped and "       \
+      "counted, and finalize says how many.")                                                      \
+    X(SHOAL_PROFILE, bool, profile, "0",                                                           \
+      "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "         \
+      "slowest PE of each, and the bytes each PE moved to each other PE.")                         \
+    X(SHOAL_PROFILE_CSV, string, profile_csv, "",                                                  \
+      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/"                  \
+      "profile_heatmap.py draws its traffic matrix).")                                             \
+    X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                       \
+      "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")                  \
+    X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                                \
+      "Comma-separated subsystems whose info and debug lines are printed (bootstrap, "             \
+      "transport, memory, coll, rma, init, core); setting it turns debug lines on. Empty: "        \
+      "all.")                                                                                      \
+    X(SHOAL_LOG_FILE, string, log_file, "",                                                        \
+      "Also write each PE's log lines to this file (%h host, %p pid, %r PE are replaced, for "     \
+      "example shoal.%h.%r.log); errors and warnings still go to stderr.")                         \
+    X(SHOAL_SYMMETRIC_GLOBALS, bool, symmetric_globals, "1",                                       \
+      "Make the executable's global and static variables symmetric (remotely accessible).")        \
+    X(SHOAL_WAIT_SPIN, uint, wait_spin, "512",                                                     \
+      "Polls a waiting PE spins before it starts to yield the CPU. When this host runs more "      \
+      "PEs than it has CPUs and the variable is unset, waits yield at once instead.")              \
+    X(SHOAL_WAIT_YIELD_US, uint, wait_yield_us, "2000",                                            \
+      "Microseconds a waiting PE yields (sched_yield) before it starts to sleep between "          \
+      "polls.")                                                                                    \
+    X(SHOAL_TEAMS_MAX, uint, teams_max, "64",                                                      \
+      "Most teams made by splits alive at once, besides the predefined ones (at most 4094). "      \
+      "Each takes 448 bytes of every PE's symmetric heap segment.")                                \
+    X(SHOAL_REDUCE_TWO_SHOT_BYTES, size, reduce_two_shot_bytes, "16k",                             \
+      "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "      \
+      "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")       \
+    X(SHOAL_WAIT_SLEEP_US, uint, wait_sleep_us, "50",                                              \
+      "Longest sleep between polls of a PE that has waited long; bounds the added latency.")       \
+    X(SHOAL_HANG_TIMEOUT, uint, hang_timeout, "0",                                                 \
+      "Seconds a PE may stay blocked in one Shoal wait (barrier, collective, wait_until, "         \
+      "lock, quiet, finalize) before every PE of its host prints where it is blocked and "         \
+      "the host's lowest PE names the likely culprit (docs/debugging.md). 0: never.")              \
+    X(SHOAL_HANG_ABORT, bool, hang_abort, "1",                                                     \
+      "After a SHOAL_HANG_TIMEOUT report, end the job with status 124; 0 keeps it waiting "        \
+      "(to attach a debugger).")                                                                   \
+    X(SHOAL_NODE, string, node, "",                                                                \
+      "Host identity of this PE: PEs with the same value share memory, PEs with different "        \
+      "values talk through the network transport. Empty: hostname, boot id and network "           \
+      "namespace. Lets tests place PEs on different hosts of one machine.")                        \
+    X(SHOAL_RANK, string, rank, "",                                                                \
+      "This PE's rank, 0 to SHOAL_NPES - 1, for a start without shoalrun (shoalrun sets it "       \
+      "for its own PEs). With SHOAL_NPES it makes the PE join the job through the config "         \
+      "store at SHOAL_STORE.")                                                                     \
+    X(SHOAL_NPES, string, npes, "",                                                                \
+      "Number of PEs in the job, the same on every PE, for a start without shoalrun.")             \
+    X(SHOAL_STORE, string, store, "127.0.0.1:8666",                                                \
+      "Config store address, host:port or [IPv6]:port (without a port, the default's port). "      \
+      "The PE of rank 0 hosts the store there and every PE connects to it. For "                   \
+      "shmemx_get_uniqueid, where the store listens (port 0: any free port) and, unless an "       \
+      "interface is named, the address the unique ID carries.")                                    \
+    X(SHOAL_STORE_LISTEN_IFACE, string, store_listen_iface, "",                                    \
+      "Network interface (by name, e.g. eth0; * for all) whose address the store listens "         \
+      "on, with the port of SHOAL_STORE. Empty: the host of SHOAL_STORE.")                         \
+    X(SHOAL_STORE_ADVERTISE_IFACE, string, store_advertise_iface, "",                              \
+      "Network interface whose address a unique ID tells PEs to connect to. Empty: the host "      \
+      "of SHOAL_STORE if set, else the first interface that is up and not loopback.")              \
+    X(SHOAL_STORE_IPV6, bool, store_ipv6, "0",                                                     \
+      "Take an interface's IPv6 address rather than its IPv4 one (for the two variables "          \
+      "above and the default unique-ID address).")                                                 \
+    X(SHOAL_STORE_TLS, bool, store_tls, "1",                                                       \
+      "Protect config-store traffic with TLS 1.3 and mutual authentication. Turning it off "       \
+      "lets anyone who reaches the store join or read the job's bootstrap data; "                  \
+      "shmemx_set_conf_store_tls called before init takes precedence.")                            \
+    X(SHOAL_STORE_TLS_INFO, string, store_tls_info, "",                                            \
+      "Certificates instead of the job secret: cert=PATH;key=PATH;ca=PATH[;crl=PATH]"              \
+      "[;verify_name=0] (PEM files). Every PE presents its certificate and checks the "            \
+      "other side's against the CA; a PE also checks the store's name or address.")                \
+    X(SHOAL_JOB_KEY_FILE, string, job_key_file, "",                                                \
+      "File holding the job secret for TLS: 64 hex digits (32 random bytes, as `openssl rand "     \
+      "-hex 32` prints). Refused unless its mode is 0600 or stricter.")                            \
+    X(SHOAL_JOB_KEY, secret, job_key, "",                                                          \
+      "The job secret itself, 64 hex digits, when no SHOAL_JOB_KEY_FILE is given. Never "          \
+      "printed.")                                                                                  \
+    X(SHOAL_STORE_CONNECT_TIMEOUT, uint, store_connect_timeout, "60",                              \
+      "Seconds a PE keeps trying to reach the config store before it gives up with an "            \
+      "error (PE 0 may start later than the others).")                                             \
+    X(SHOAL_STORE_JOIN_TIMEOUT, uint, store_join_timeout, "60",                                    \
+      "Seconds the store waits, from the first PE's arrival, for every PE to join; then the "      \
       "PEs that came are told which ranks are missing.")
 
 #endif

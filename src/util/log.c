@@ -40,7 +40,10 @@ static unsigned subsys_of(const char *file)
     return NSUBSYS - 1;
 }
 
-int shoal_log_subsys_on(const char *file) { return (log_subsys >> subsys_of(file)) & 1u; }
+int shoal_log_subsys_on(const char *file)
+{
+    return (log_subsys >> subsys_of(file)) & 1u;
+}
 
 static void host_name(void)
 {
@@ -98,8 +101,8 @@ shoal_status_t shoal_log_configure(const char *subsys, const char *file)
     for (const char *p = subsys; *p != '\0';) {
         size_t len = strcspn(p, ",");
         unsigned i = 0;
-        while (i < NSUBSYS && !(strlen(subsystems[i].name) == len &&
-                                strncmp(subsystems[i].name, p, len) == 0))
+        while (i < NSUBSYS &&
+               !(strlen(subsystems[i].name) == len && strncmp(subsystems[i].name, p, len) == 0))
             i++;
         if (i < NSUBSYS) {
             log_subsys |= 1u << i;

@@ -33,26 +33,25 @@ void shoal_log_set_pe(int pe);
 shoal_status_t shoal_log_configure(const char *subsys, const char *file);
 /* Whether lines from source file `file` are selected. */
 int shoal_log_subsys_on(const char *file);
-void shoal_log(shoal_log_level_t level, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void shoal_log(shoal_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void shoal_log_from(shoal_log_level_t level, const char *file, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #define SHOAL_ERROR(...) shoal_log(SHOAL_LOG_ERROR, __VA_ARGS__)
-#define SHOAL_WARN(...)                                                                        \
-    do {                                                                                       \
-        if (shoal_log_level >= SHOAL_LOG_WARN)                                                 \
-            shoal_log(SHOAL_LOG_WARN, __VA_ARGS__);                                            \
+#define SHOAL_WARN(...)                                                                            \
+    do {                                                                                           \
+        if (shoal_log_level >= SHOAL_LOG_WARN)                                                     \
+            shoal_log(SHOAL_LOG_WARN, __VA_ARGS__);                                                \
     } while (0)
-#define SHOAL_INFO(...)                                                                        \
-    do {                                                                                       \
-        if (shoal_log_level >= SHOAL_LOG_INFO && shoal_log_subsys_on(__FILE__))                \
-            shoal_log_from(SHOAL_LOG_INFO, __FILE__, __VA_ARGS__);                             \
+#define SHOAL_INFO(...)                                                                            \
+    do {                                                                                           \
+        if (shoal_log_level >= SHOAL_LOG_INFO && shoal_log_subsys_on(__FILE__))                    \
+            shoal_log_from(SHOAL_LOG_INFO, __FILE__, __VA_ARGS__);                                 \
     } while (0)
-#define SHOAL_DEBUG(...)                                                                       \
-    do {                                                                                       \
-        if (shoal_log_level >= SHOAL_LOG_DEBUG && shoal_log_subsys_on(__FILE__))               \
-            shoal_log_from(SHOAL_LOG_DEBUG, __FILE__, __VA_ARGS__);                            \
+#define SHOAL_DEBUG(...)                                                                           \
+    do {                                                                                           \
+        if (shoal_log_level >= SHOAL_LOG_DEBUG && shoal_log_subsys_on(__FILE__))                   \
+            shoal_log_from(SHOAL_LOG_DEBUG, __FILE__, __VA_ARGS__);                                \
     } while (0)
 
 #endif

@@ -6,8 +6,8 @@
 const char *shoal_status_str(shoal_status_t status)
 {
     switch (status) {
-#define SHOAL_STATUS_CASE(name, value, text)                                                   \
-    case name:                                                                                 \
+#define SHOAL_STATUS_CASE(name, value, text)                                                       \
+    case name:                                                                                     \
         return text;
         SHOAL_STATUS_LIST(SHOAL_STATUS_CASE)
 #undef SHOAL_STATUS_CASE

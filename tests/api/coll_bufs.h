@@ -23,10 +23,11 @@ static long double g_src[NMAX + GUARD], g_dst[NMAX + GUARD];
 static char what[256];
 
 /* Check that the guard bytes after n elements of size sz are untouched. */
-static void check_guard(const char *name, const unsigned char *dst, size_t n, size_t sz) {
-  for (size_t b = n * sz; b < (n + GUARD) * sz; b++)
-    CHECK(dst[b] == SENTINEL, "%s: byte %zu past the %zu elements of dest was written (0x%02x)",
-          name, b - n * sz, n, dst[b]);
+static void check_guard(const char *name, const unsigned char *dst, size_t n, size_t sz)
+{
+    for (size_t b = n * sz; b < (n + GUARD) * sz; b++)
+        CHECK(dst[b] == SENTINEL, "%s: byte %zu past the %zu elements of dest was written (0x%02x)",
+              name, b - n * sz, n, dst[b]);
 }
 
 #endif

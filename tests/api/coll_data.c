@@ -35,15 +35,17 @@ static unsigned char *src_buf, *dst_buf;
 static long g_src[3 * 8 * 1000 + GUARD], g_dst[2 * 8 * 1000 + GUARD];
 static char what[256];
 
-static void check_sentinel(const char *name, const unsigned char *p, size_t from, size_t to) {
-  for (size_t b = from; b < to; b++)
-    CHECK(p[b] == SENTINEL, "%s: byte %zu of dest, outside the result, was written (0x%02x)",
-          name, b, p[b]);
+static void check_sentinel(const char *name, const unsigned char *p, size_t from, size_t to)
+{
+    for (size_t b = from; b < to; b++)
+        CHECK(p[b] == SENTINEL, "%s: byte %zu of dest, outside the result, was written (0x%02x)",
+              name, b, p[b]);
 }
 
 /* Element count team PE k contributes to collect in round r (0 on some). */
-static size_t collect_count(int k, size_t n, int r) {
-  return (k + r) % 3 == 0 ? 0 : n + (size_t)k;
+static size_t collect_count(int k, size_t n, int r)
+{
+    return (k + r) % 3 == 0 ? 0 : n + (size_t)k;
 }
 
 #define VAL(T, pe, i, r) SHT_VAL(T, pe, (int)((i) % 100000), r)
@@ -53,106 +55,111 @@ static size_t collect_count(int k, size_t n, int r) {
 #define SCRIBBLE(p, n) memset((p), 0x5A, (n) * sizeof *(p))
 
 /* All five collectives for one type (or the mem forms, T = unsigned char). */
-#define DEF_DATA(T, N, BCAST, COLLECT, FCOLLECT, A2A, A2AS)                     \
-  static void data_##N(const sht_shape_t *s, unsigned char *sb, unsigned char *db, size_t n, \
-                       int r) {                                                \
-    T *src = (T *)sb, *dst = (T *)db;                                          \
-    int me = shmem_my_pe(), nt = s->n, rc;                                     \
-    size_t total;                                                              \
-    const char *where = sb == (unsigned char *)g_src ? " (globals)" : "";      \
-    /* broadcast */                                                            \
-    int roots[3] = {0, nt - 1, nt / 2};                                        \
-    for (int ri = 0; ri < 3; ri++) {                                           \
-      int root = roots[ri];                                                    \
-      for (size_t i = 0; i < n; i++)                                           \
-        src[i] = VAL(T, me, i, r + ri);                                        \
-      memset(dst, SENTINEL, (n + GUARD) * sizeof(T));                          \
-      shmem_team_sync(s->team);                                                \
-      rc = BCAST(s->team, dst, src, n, root);                                  \
-      snprintf(what, sizeof what, "%s: %s n=%zu root %d%s", s->name, #BCAST, n, root, where); \
-      CHECK(rc == 0, "%s returned %d", what, rc);                              \
-      for (size_t i = 0; i < n; i++)                                           \
-        CHECK_VAL(what, i, src[i], VAL(T, me, i, r + ri));                     \
-      SCRIBBLE(src, n);                                                        \
-      for (size_t i = 0; i < n; i++)                                           \
-        CHECK_VAL(what, i, dst[i], VAL(T, s->world[root], i, r + ri));         \
-      check_sentinel(what, (unsigned char *)dst, n * sizeof(T), (n + GUARD) * sizeof(T)); \
-    }                                                                          \
-    /* collect: counts differ per PE */                                        \
-    size_t mine = collect_count(s->me, n, r);                                  \
-    total = 0;                                                                 \
-    for (int k = 0; k < nt; k++)                                               \
-      total += collect_count(k, n, r);                                         \
-    for (size_t i = 0; i < mine; i++)                                          \
-      src[i] = VAL(T, me, i, r);                                               \
-    memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                        \
-    shmem_team_sync(s->team);                                                  \
-    rc = COLLECT(s->team, dst, src, mine);                                     \
-    snprintf(what, sizeof what, "%s: %s n=%zu (this PE %zu, total %zu)%s", s->name, #COLLECT, \
-             n, mine, total, where);                                           \
-    CHECK(rc == 0, "%s returned %d", what, rc);                                \
-    SCRIBBLE(src, mine);                                                       \
-    {                                                                          \
-      size_t at = 0;                                                           \
-      for (int k = 0; k < nt; k++)                                             \
-        for (size_t i = 0; i < collect_count(k, n, r); i++, at++)              \
-          CHECK_VAL(what, at, dst[at], VAL(T, s->world[k], i, r));             \
-    }                                                                          \
-    check_sentinel(what, (unsigned char *)dst, total * sizeof(T), (total + GUARD) * sizeof(T)); \
-    /* fcollect */                                                             \
-    for (size_t i = 0; i < n; i++)                                             \
-      src[i] = VAL(T, me, i, r + 1);                                           \
-    total = n * (size_t)nt;                                                    \
-    memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                        \
-    shmem_team_sync(s->team);                                                  \
-    rc = FCOLLECT(s->team, dst, src, n);                                       \
-    snprintf(what, sizeof what, "%s: %s n=%zu%s", s->name, #FCOLLECT, n, where); \
-    CHECK(rc == 0, "%s returned %d", what, rc);                                \
-    SCRIBBLE(src, n);                                                       \
-    for (int k = 0; k < nt; k++)                                               \
-      for (size_t i = 0; i < n; i++)                                           \
-        CHECK_VAL(what, k * n + i, dst[k * n + i], VAL(T, s->world[k], i, r + 1)); \
-    check_sentinel(what, (unsigned char *)dst, total * sizeof(T), (total + GUARD) * sizeof(T)); \
-    /* alltoall: block j of my source goes to team PE j */                     \
-    for (size_t i = 0; i < total; i++)                                         \
-      src[i] = VAL(T, me, i, r + 2);                                           \
-    memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                        \
-    shmem_team_sync(s->team);                                                  \
-    rc = A2A(s->team, dst, src, n);                                            \
-    snprintf(what, sizeof what, "%s: %s n=%zu%s", s->name, #A2A, n, where);    \
-    CHECK(rc == 0, "%s returned %d", what, rc);                                \
-    SCRIBBLE(src, total);                                                       \
-    for (int k = 0; k < nt; k++)                                               \
-      for (size_t i = 0; i < n; i++)                                           \
-        CHECK_VAL(what, k * n + i, dst[k * n + i],                             \
-                  VAL(T, s->world[k], s->me * n + i, r + 2));                  \
-    check_sentinel(what, (unsigned char *)dst, total * sizeof(T), (total + GUARD) * sizeof(T)); \
-    /* alltoalls: element e for team PE j is source[SST * (j * n + e)] and  \
-     * lands in dest[DST * (k * n + e)] on PE j, k being the sender. */        \
-    for (size_t i = 0; i < total * SRC_STRIDE; i++)                            \
-      src[i] = i % SRC_STRIDE ? (T)0 : VAL(T, me, i / SRC_STRIDE, r + 3);      \
-    size_t span = (total - 1) * DST_STRIDE + 1;                                \
-    memset(dst, SENTINEL, (span + GUARD) * sizeof(T));                         \
-    shmem_team_sync(s->team);                                                  \
-    rc = A2AS(s->team, dst, src, DST_STRIDE, SRC_STRIDE, n);                   \
-    snprintf(what, sizeof what, "%s: %s n=%zu dst %d sst %d%s", s->name, #A2AS, n, \
-             DST_STRIDE, SRC_STRIDE, where);                                   \
-    CHECK(rc == 0, "%s returned %d", what, rc);                                \
-    SCRIBBLE(src, total * SRC_STRIDE);                                       \
-    for (int k = 0; k < nt; k++)                                               \
-      for (size_t i = 0; i < n; i++) {                                         \
-        size_t at = (k * n + i) * DST_STRIDE;                                  \
-        CHECK_VAL(what, at, dst[at], VAL(T, s->world[k], s->me * n + i, r + 3)); \
-        if (at + 1 < span)                                                     \
-          check_sentinel(what, (unsigned char *)dst, (at + 1) * sizeof(T),     \
-                         (at + DST_STRIDE) * sizeof(T));                       \
-      }                                                                        \
-    check_sentinel(what, (unsigned char *)dst, span * sizeof(T), (span + GUARD) * sizeof(T)); \
-  }
+#define DEF_DATA(T, N, BCAST, COLLECT, FCOLLECT, A2A, A2AS)                                        \
+    static void data_##N(const sht_shape_t *s, unsigned char *sb, unsigned char *db, size_t n,     \
+                         int r)                                                                    \
+    {                                                                                              \
+        T *src = (T *)sb, *dst = (T *)db;                                                          \
+        int me = shmem_my_pe(), nt = s->n, rc;                                                     \
+        size_t total;                                                                              \
+        const char *where = sb == (unsigned char *)g_src ? " (globals)" : "";                      \
+        /* broadcast */                                                                            \
+        int roots[3] = {0, nt - 1, nt / 2};                                                        \
+        for (int ri = 0; ri < 3; ri++) {                                                           \
+            int root = roots[ri];                                                                  \
+            for (size_t i = 0; i < n; i++)                                                         \
+                src[i] = VAL(T, me, i, r + ri);                                                    \
+            memset(dst, SENTINEL, (n + GUARD) * sizeof(T));                                        \
+            shmem_team_sync(s->team);                                                              \
+            rc = BCAST(s->team, dst, src, n, root);                                                \
+            snprintf(what, sizeof what, "%s: %s n=%zu root %d%s", s->name, #BCAST, n, root,        \
+                     where);                                                                       \
+            CHECK(rc == 0, "%s returned %d", what, rc);                                            \
+            for (size_t i = 0; i < n; i++)                                                         \
+                CHECK_VAL(what, i, src[i], VAL(T, me, i, r + ri));                                 \
+            SCRIBBLE(src, n);                                                                      \
+            for (size_t i = 0; i < n; i++)                                                         \
+                CHECK_VAL(what, i, dst[i], VAL(T, s->world[root], i, r + ri));                     \
+            check_sentinel(what, (unsigned char *)dst, n * sizeof(T), (n + GUARD) * sizeof(T));    \
+        }                                                                                          \
+        /* collect: counts differ per PE */                                                        \
+        size_t mine = collect_count(s->me, n, r);                                                  \
+        total = 0;                                                                                 \
+        for (int k = 0; k < nt; k++)                                                               \
+            total += collect_count(k, n, r);                                                       \
+        for (size_t i = 0; i < mine; i++)                                                          \
+            src[i] = VAL(T, me, i, r);                                                             \
+        memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                                        \
+        shmem_team_sync(s->team);                                                                  \
+        rc = COLLECT(s->team, dst, src, mine);                                                     \
+        snprintf(what, sizeof what, "%s: %s n=%zu (this PE %zu, total %zu)%s", s->name, #COLLECT,  \
+                 n, mine, total, where);                                                           \
+        CHECK(rc == 0, "%s returned %d", what, rc);                                                \
+        SCRIBBLE(src, mine);                                                                       \
+        {                                                                                          \
+            size_t at = 0;                                                                         \
+            for (int k = 0; k < nt; k++)                                                           \
+                for (size_t i = 0; i < collect_count(k, n, r); i++, at++)                          \
+                    CHECK_VAL(what, at, dst[at], VAL(T, s->world[k], i, r));                       \
+        }                                                                                          \
+        check_sentinel(what, (unsigned char *)dst, total * sizeof(T),                              \
+                       (total + GUARD) * sizeof(T));                                               \
+        /* fcollect */                                                                             \
+        for (size_t i = 0; i < n; i++)                                                             \
+            src[i] = VAL(T, me, i, r + 1);                                                         \
+        total = n * (size_t)nt;                                                                    \
+        memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                                        \
+        shmem_team_sync(s->team);                                                                  \
+        rc = FCOLLECT(s->team, dst, src, n);                                                       \
+        snprintf(what, sizeof what, "%s: %s n=%zu%s", s->name, #FCOLLECT, n, where);               \
+        CHECK(rc == 0, "%s returned %d", what, rc);                                                \
+        SCRIBBLE(src, n);                                                                          \
+        for (int k = 0; k < nt; k++)                                                               \
+            for (size_t i = 0; i < n; i++)                                                         \
+                CHECK_VAL(what, k *n + i, dst[k * n + i], VAL(T, s->world[k], i, r + 1));          \
+        check_sentinel(what, (unsigned char *)dst, total * sizeof(T),                              \
+                       (total + GUARD) * sizeof(T));                                               \
+        /* alltoall: block j of my source goes to team PE j */                                     \
+        for (size_t i = 0; i < total; i++)                                                         \
+            src[i] = VAL(T, me, i, r + 2);                                                         \
+        memset(dst, SENTINEL, (total + GUARD) * sizeof(T));                                        \
+        shmem_team_sync(s->team);                                                                  \
+        rc = A2A(s->team, dst, src, n);                                                            \
+        snprintf(what, sizeof what, "%s: %s n=%zu%s", s->name, #A2A, n, where);                    \
+        CHECK(rc == 0, "%s returned %d", what, rc);                                                \
+        SCRIBBLE(src, total);                                                                      \
+        for (int k = 0; k < nt; k++)                                                               \
+            for (size_t i = 0; i < n; i++)                                                         \
+                CHECK_VAL(what, k *n + i, dst[k * n + i],                                          \
+                          VAL(T, s->world[k], s->me * n + i, r + 2));                              \
+        check_sentinel(what, (unsigned char *)dst, total * sizeof(T),                              \
+                       (total + GUARD) * sizeof(T));                                               \
+        /* alltoalls: element e for team PE j is source[SST * (j * n + e)] and                     \
+         * lands in dest[DST * (k * n + e)] on PE j, k being the sender. */                        \
+        for (size_t i = 0; i < total * SRC_STRIDE; i++)                                            \
+            src[i] = i % SRC_STRIDE ? (T)0 : VAL(T, me, i / SRC_STRIDE, r + 3);                    \
+        size_t span = (total - 1) * DST_STRIDE + 1;                                                \
+        memset(dst, SENTINEL, (span + GUARD) * sizeof(T));                                         \
+        shmem_team_sync(s->team);                                                                  \
+        rc = A2AS(s->team, dst, src, DST_STRIDE, SRC_STRIDE, n);                                   \
+        snprintf(what, sizeof what, "%s: %s n=%zu dst %d sst %d%s", s->name, #A2AS, n, DST_STRIDE, \
+                 SRC_STRIDE, where);                                                               \
+        CHECK(rc == 0, "%s returned %d", what, rc);                                                \
+        SCRIBBLE(src, total *SRC_STRIDE);                                                          \
+        for (int k = 0; k < nt; k++)                                                               \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                size_t at = (k * n + i) * DST_STRIDE;                                              \
+                CHECK_VAL(what, at, dst[at], VAL(T, s->world[k], s->me *n + i, r + 3));            \
+                if (at + 1 < span)                                                                 \
+                    check_sentinel(what, (unsigned char *)dst, (at + 1) * sizeof(T),               \
+                                   (at + DST_STRIDE) * sizeof(T));                                 \
+            }                                                                                      \
+        check_sentinel(what, (unsigned char *)dst, span * sizeof(T), (span + GUARD) * sizeof(T));  \
+    }
 
-#define DEF_TYPED(T, N)                                                        \
-  DEF_DATA(T, N, shmem_##N##_broadcast, shmem_##N##_collect, shmem_##N##_fcollect, \
-           shmem_##N##_alltoall, shmem_##N##_alltoalls)
+#define DEF_TYPED(T, N)                                                                            \
+    DEF_DATA(T, N, shmem_##N##_broadcast, shmem_##N##_collect, shmem_##N##_fcollect,               \
+             shmem_##N##_alltoall, shmem_##N##_alltoalls)
 SHT_RMA_TYPES(DEF_TYPED)
 DEF_DATA(unsigned char, mem, shmem_broadcastmem, shmem_collectmem, shmem_fcollectmem,
          shmem_alltoallmem, shmem_alltoallsmem)
@@ -165,142 +172,148 @@ static const data_fn typed[] = {
 #define NTYPED (sizeof typed / sizeof typed[0])
 
 /* Broadcast, fcollect and alltoall back to back into separate buffers. */
-static void back_to_back(const sht_shape_t *s, size_t n) {
-  int me = shmem_my_pe(), nt = s->n;
-  long *src = (long *)src_buf, *dst = (long *)dst_buf;
-  long *b_dst = dst, *f_dst = dst + n, *a_dst = dst + n + nt * n;
-  long *b_src = src, *f_src = src + n, *a_src = src + 2 * n;
-  for (size_t i = 0; i < n; i++) {
-    b_src[i] = VAL(long, me, i, 50);
-    f_src[i] = VAL(long, me, i, 51);
-  }
-  for (size_t i = 0; i < nt * n; i++)
-    a_src[i] = VAL(long, me, i, 52);
-  memset(dst, SENTINEL, (n + 2 * nt * n) * sizeof(long));
-  shmem_team_sync(s->team);
-  int root = nt - 1;
-  CHECK(shmem_long_broadcast(s->team, b_dst, b_src, n, root) == 0, "b2b broadcast");
-  SCRIBBLE(b_src, n);
-  CHECK(shmem_long_fcollect(s->team, f_dst, f_src, n) == 0, "b2b fcollect");
-  SCRIBBLE(f_src, n);
-  CHECK(shmem_long_alltoall(s->team, a_dst, a_src, n) == 0, "b2b alltoall");
-  SCRIBBLE(a_src, nt * n);
-  snprintf(what, sizeof what, "%s: back-to-back broadcast/fcollect/alltoall n=%zu", s->name, n);
-  for (size_t i = 0; i < n; i++)
-    CHECK_VAL(what, i, b_dst[i], VAL(long, s->world[root], i, 50));
-  for (int k = 0; k < nt; k++)
+static void back_to_back(const sht_shape_t *s, size_t n)
+{
+    int me = shmem_my_pe(), nt = s->n;
+    long *src = (long *)src_buf, *dst = (long *)dst_buf;
+    long *b_dst = dst, *f_dst = dst + n, *a_dst = dst + n + nt * n;
+    long *b_src = src, *f_src = src + n, *a_src = src + 2 * n;
     for (size_t i = 0; i < n; i++) {
-      CHECK_VAL(what, k * n + i, f_dst[k * n + i], VAL(long, s->world[k], i, 51));
-      CHECK_VAL(what, k * n + i, a_dst[k * n + i], VAL(long, s->world[k], s->me * n + i, 52));
+        b_src[i] = VAL(long, me, i, 50);
+        f_src[i] = VAL(long, me, i, 51);
     }
-  shmem_team_sync(s->team);
+    for (size_t i = 0; i < nt * n; i++)
+        a_src[i] = VAL(long, me, i, 52);
+    memset(dst, SENTINEL, (n + 2 * nt * n) * sizeof(long));
+    shmem_team_sync(s->team);
+    int root = nt - 1;
+    CHECK(shmem_long_broadcast(s->team, b_dst, b_src, n, root) == 0, "b2b broadcast");
+    SCRIBBLE(b_src, n);
+    CHECK(shmem_long_fcollect(s->team, f_dst, f_src, n) == 0, "b2b fcollect");
+    SCRIBBLE(f_src, n);
+    CHECK(shmem_long_alltoall(s->team, a_dst, a_src, n) == 0, "b2b alltoall");
+    SCRIBBLE(a_src, nt * n);
+    snprintf(what, sizeof what, "%s: back-to-back broadcast/fcollect/alltoall n=%zu", s->name, n);
+    for (size_t i = 0; i < n; i++)
+        CHECK_VAL(what, i, b_dst[i], VAL(long, s->world[root], i, 50));
+    for (int k = 0; k < nt; k++)
+        for (size_t i = 0; i < n; i++) {
+            CHECK_VAL(what, k * n + i, f_dst[k * n + i], VAL(long, s->world[k], i, 51));
+            CHECK_VAL(what, k * n + i, a_dst[k * n + i], VAL(long, s->world[k], s->me *n + i, 52));
+        }
+    shmem_team_sync(s->team);
 }
 
 /* Broadcasts one after another with the root moving each time and no
  * synchronization between them: each result is checked, and the root's
  * source scribbled, right after its call returns, while faster PEs may
  * already be in the next one. */
-static void rotating_roots(const sht_shape_t *s, size_t n) {
-  int me = shmem_my_pe(), nt = s->n;
-  long *src = (long *)src_buf, *dst = (long *)dst_buf;
-  shmem_team_sync(s->team);
-  for (int r = 0; r < 3 * nt; r++) {
-    int root = (r * 5 + 1) % nt;
-    for (size_t i = 0; i < n; i++)
-      src[i] = VAL(long, me, i, 60 + r);
-    CHECK(shmem_long_broadcast(s->team, dst, src, n, root) == 0, "rotating broadcast");
-    SCRIBBLE(src, n);
-    snprintf(what, sizeof what, "%s: broadcast %d of a series, root %d, n=%zu", s->name, r, root,
-             n);
-    for (size_t i = 0; i < n; i++)
-      CHECK_VAL(what, i, dst[i], VAL(long, s->world[root], i, 60 + r));
-  }
-  shmem_team_sync(s->team);
+static void rotating_roots(const sht_shape_t *s, size_t n)
+{
+    int me = shmem_my_pe(), nt = s->n;
+    long *src = (long *)src_buf, *dst = (long *)dst_buf;
+    shmem_team_sync(s->team);
+    for (int r = 0; r < 3 * nt; r++) {
+        int root = (r * 5 + 1) % nt;
+        for (size_t i = 0; i < n; i++)
+            src[i] = VAL(long, me, i, 60 + r);
+        CHECK(shmem_long_broadcast(s->team, dst, src, n, root) == 0, "rotating broadcast");
+        SCRIBBLE(src, n);
+        snprintf(what, sizeof what, "%s: broadcast %d of a series, root %d, n=%zu", s->name, r,
+                 root, n);
+        for (size_t i = 0; i < n; i++)
+            CHECK_VAL(what, i, dst[i], VAL(long, s->world[root], i, 60 + r));
+    }
+    shmem_team_sync(s->team);
 }
 
 /* fcollect and alltoall one after another into fresh dest blocks (so no
  * synchronization is needed between them), each result checked and the
  * source rewritten right after its call returns, while faster PEs may
  * already be in the next call. */
-static void exchange_series(const sht_shape_t *s, size_t n) {
-  int me = shmem_my_pe(), nt = s->n;
-  long *src = (long *)src_buf, *dst = (long *)dst_buf;
-  const size_t block = (size_t)nt * n;
-  shmem_team_sync(s->team);
-  for (int r = 0; r < 400; r++) {
-    long *d = dst + (size_t)(r % 16) * block;
-    if (r % 16 == 0 && r > 0)
-      shmem_team_sync(s->team); /* the 16 dest blocks are reused after this */
-    for (size_t i = 0; i < block; i++)
-      src[i] = VAL(long, me, i, 70 + r % 50);
-    if (r % 2 == 0)
-      CHECK(shmem_long_fcollect(s->team, d, src, n) == 0, "fcollect in a series");
-    else
-      CHECK(shmem_long_alltoall(s->team, d, src, n) == 0, "alltoall in a series");
-    SCRIBBLE(src, block);
-    snprintf(what, sizeof what, "%s: %s %d of a series, n=%zu", s->name,
-             r % 2 == 0 ? "fcollect" : "alltoall", r, n);
-    for (int k = 0; k < nt; k++)
-      for (size_t i = 0; i < n; i++)
-        CHECK_VAL(what, k * n + i, d[k * n + i],
-                  VAL(long, s->world[k], (r % 2 == 0 ? 0 : (size_t)s->me * n) + i, 70 + r % 50));
-  }
-  shmem_team_sync(s->team);
+static void exchange_series(const sht_shape_t *s, size_t n)
+{
+    int me = shmem_my_pe(), nt = s->n;
+    long *src = (long *)src_buf, *dst = (long *)dst_buf;
+    const size_t block = (size_t)nt * n;
+    shmem_team_sync(s->team);
+    for (int r = 0; r < 400; r++) {
+        long *d = dst + (size_t)(r % 16) * block;
+        if (r % 16 == 0 && r > 0)
+            shmem_team_sync(s->team); /* the 16 dest blocks are reused after this */
+        for (size_t i = 0; i < block; i++)
+            src[i] = VAL(long, me, i, 70 + r % 50);
+        if (r % 2 == 0)
+            CHECK(shmem_long_fcollect(s->team, d, src, n) == 0, "fcollect in a series");
+        else
+            CHECK(shmem_long_alltoall(s->team, d, src, n) == 0, "alltoall in a series");
+        SCRIBBLE(src, block);
+        snprintf(what, sizeof what, "%s: %s %d of a series, n=%zu", s->name,
+                 r % 2 == 0 ? "fcollect" : "alltoall", r, n);
+        for (int k = 0; k < nt; k++)
+            for (size_t i = 0; i < n; i++)
+                CHECK_VAL(
+                    what, k * n + i, d[k * n + i],
+                    VAL(long, s->world[k], (r % 2 == 0 ? 0 : (size_t)s->me * n) + i, 70 + r % 50));
+    }
+    shmem_team_sync(s->team);
 }
 
 /* Zero elements: every call returns 0 and leaves dest alone. */
-static void zero_elements(const sht_shape_t *s) {
-  long *src = (long *)src_buf, *dst = (long *)dst_buf;
-  memset(dst, SENTINEL, 64 * sizeof(long));
-  shmem_team_sync(s->team);
-  CHECK(shmem_long_broadcast(s->team, dst, src, 0, 0) == 0, "broadcast of 0 elements");
-  CHECK(shmem_long_collect(s->team, dst, src, 0) == 0, "collect of 0 elements");
-  CHECK(shmem_long_fcollect(s->team, dst, src, 0) == 0, "fcollect of 0 elements");
-  CHECK(shmem_long_alltoall(s->team, dst, src, 0) == 0, "alltoall of 0 elements");
-  CHECK(shmem_long_alltoalls(s->team, dst, src, 2, 3, 0) == 0, "alltoalls of 0 elements");
-  CHECK(shmem_broadcastmem(s->team, dst, src, 0, s->n - 1) == 0, "broadcastmem of 0 bytes");
-  CHECK(shmem_fcollectmem(s->team, dst, src, 0) == 0, "fcollectmem of 0 bytes");
-  snprintf(what, sizeof what, "%s: collectives of 0 elements", s->name);
-  check_sentinel(what, dst_buf, 0, 64 * sizeof(long));
-  shmem_team_sync(s->team);
+static void zero_elements(const sht_shape_t *s)
+{
+    long *src = (long *)src_buf, *dst = (long *)dst_buf;
+    memset(dst, SENTINEL, 64 * sizeof(long));
+    shmem_team_sync(s->team);
+    CHECK(shmem_long_broadcast(s->team, dst, src, 0, 0) == 0, "broadcast of 0 elements");
+    CHECK(shmem_long_collect(s->team, dst, src, 0) == 0, "collect of 0 elements");
+    CHECK(shmem_long_fcollect(s->team, dst, src, 0) == 0, "fcollect of 0 elements");
+    CHECK(shmem_long_alltoall(s->team, dst, src, 0) == 0, "alltoall of 0 elements");
+    CHECK(shmem_long_alltoalls(s->team, dst, src, 2, 3, 0) == 0, "alltoalls of 0 elements");
+    CHECK(shmem_broadcastmem(s->team, dst, src, 0, s->n - 1) == 0, "broadcastmem of 0 bytes");
+    CHECK(shmem_fcollectmem(s->team, dst, src, 0) == 0, "fcollectmem of 0 bytes");
+    snprintf(what, sizeof what, "%s: collectives of 0 elements", s->name);
+    check_sentinel(what, dst_buf, 0, 64 * sizeof(long));
+    shmem_team_sync(s->team);
 }
 
-int main(void) {
-  shmem_init();
-  src_buf = shmem_malloc(BUF_BYTES);
-  dst_buf = shmem_malloc(BUF_BYTES);
-  CHECK(src_buf && dst_buf, "shmem_malloc of %zu bytes failed", BUF_BYTES);
-  sht_shapes_make(shapes);
-  static const size_t sizes[] = {1, 7, 1000};
+int main(void)
+{
+    shmem_init();
+    src_buf = shmem_malloc(BUF_BYTES);
+    dst_buf = shmem_malloc(BUF_BYTES);
+    CHECK(src_buf && dst_buf, "shmem_malloc of %zu bytes failed", BUF_BYTES);
+    sht_shapes_make(shapes);
+    static const size_t sizes[] = {1, 7, 1000};
 
-  for (int sh = 0; sh < SHT_NSHAPES; sh++) {
-    const sht_shape_t *s = &shapes[sh];
-    if (s->me >= 0) {
-      for (size_t t = 0; t < NTYPED; t++)
-        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
-          typed[t](s, src_buf, dst_buf, sizes[z], (int)(t + z));
-      /* Large mem transfers: 70000 bytes per PE (per pair for alltoall). */
-      data_mem(s, src_buf, dst_buf, 70000, 3);
-      data_long(s, (unsigned char *)g_src, (unsigned char *)g_dst, 1000, 5);
-      data_int(s, (unsigned char *)g_src, (unsigned char *)g_dst, 7, 6);
-      back_to_back(s, 1);
-      back_to_back(s, 700);
-      rotating_roots(s, 5);
-      rotating_roots(s, 3000); /* past the size a root pushes */
-      exchange_series(s, 3);
-      exchange_series(s, 1000); /* past the size PEs push */
-      zero_elements(s);
-      shmem_team_sync(s->team);
+    for (int sh = 0; sh < SHT_NSHAPES; sh++) {
+        const sht_shape_t *s = &shapes[sh];
+        if (s->me >= 0) {
+            for (size_t t = 0; t < NTYPED; t++)
+                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                    typed[t](s, src_buf, dst_buf, sizes[z], (int)(t + z));
+            /* Large mem transfers: 70000 bytes per PE (per pair for alltoall). */
+            data_mem(s, src_buf, dst_buf, 70000, 3);
+            data_long(s, (unsigned char *)g_src, (unsigned char *)g_dst, 1000, 5);
+            data_int(s, (unsigned char *)g_src, (unsigned char *)g_dst, 7, 6);
+            back_to_back(s, 1);
+            back_to_back(s, 700);
+            rotating_roots(s, 5);
+            rotating_roots(s, 3000); /* past the size a root pushes */
+            exchange_series(s, 3);
+            exchange_series(s, 1000); /* past the size PEs push */
+            zero_elements(s);
+            shmem_team_sync(s->team);
+        }
+        shmem_barrier_all();
     }
-    shmem_barrier_all();
-  }
 
-  sht_shapes_destroy(shapes);
-  shmem_free(src_buf);
-  shmem_free(dst_buf);
-  sht_pass("coll_data");
-  shmem_finalize();
-  return 0;
+    sht_shapes_destroy(shapes);
+    shmem_free(src_buf);
+    shmem_free(dst_buf);
+    sht_pass("coll_data");
+    shmem_finalize();
+    return 0;
 }
 
 #endif /* SHT_HAVE_TEAMS */

@@ -18,38 +18,39 @@
 
 static long g_lock;
 
-int main(void) {
-  shmem_init();
-  int me = shmem_my_pe(), npes = shmem_n_pes();
-  long *counter = shmem_calloc(1, sizeof(long));
-  CHECK(counter != NULL, "shmem_calloc of the counter failed");
+int main(void)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *counter = shmem_calloc(1, sizeof(long));
+    CHECK(counter != NULL, "shmem_calloc of the counter failed");
 
-  for (int r = 0; r < ROUNDS; r++) {
-    shmem_set_lock(&g_lock);
-    long v = shmem_long_g(counter, 0);
-    shmem_long_p(counter, v + 1, 0);
-    shmem_clear_lock(&g_lock);
-    shmem_barrier_all();
+    for (int r = 0; r < ROUNDS; r++) {
+        shmem_set_lock(&g_lock);
+        long v = shmem_long_g(counter, 0);
+        shmem_long_p(counter, v + 1, 0);
+        shmem_clear_lock(&g_lock);
+        shmem_barrier_all();
 
-    if (me == r % npes) {
-      int held = shmem_test_lock(&g_lock);
-      CHECK(held == 0,
-            "round %d: shmem_test_lock found the lock held after every PE released it "
-            "and shmem_barrier_all passed",
-            r);
-      shmem_clear_lock(&g_lock);
+        if (me == r % npes) {
+            int held = shmem_test_lock(&g_lock);
+            CHECK(held == 0,
+                  "round %d: shmem_test_lock found the lock held after every PE released it "
+                  "and shmem_barrier_all passed",
+                  r);
+            shmem_clear_lock(&g_lock);
+        }
+        if (me == 0)
+            CHECK_EQ("counter after the round", *counter, (long)(r + 1) * npes);
+        shmem_barrier_all();
+
+        g_lock = 0; /* the reset between rounds */
+        shmem_barrier_all();
     }
-    if (me == 0)
-      CHECK_EQ("counter after the round", *counter, (long)(r + 1) * npes);
-    shmem_barrier_all();
 
-    g_lock = 0; /* the reset between rounds */
     shmem_barrier_all();
-  }
-
-  shmem_barrier_all();
-  shmem_free(counter);
-  sht_pass("lock_rounds");
-  shmem_finalize();
-  return 0;
+    shmem_free(counter);
+    sht_pass("lock_rounds");
+    shmem_finalize();
+    return 0;
 }

@@ -73,9 +73,10 @@ int main(int argc, char **argv)
             first = c;
     int nhave = status_list(have, CPU_SETSIZE);
     if (nhave != CPU_COUNT(&set) || nhave < 1 || have[0] != first) {
-        fprintf(stderr, "FAIL: PE %d: Cpus_allowed_list (%d CPUs from %d) disagrees with "
-                "sched_getaffinity (%d CPUs from %d)\n", me, nhave, nhave > 0 ? have[0] : -1,
-                CPU_COUNT(&set), first);
+        fprintf(stderr,
+                "FAIL: PE %d: Cpus_allowed_list (%d CPUs from %d) disagrees with "
+                "sched_getaffinity (%d CPUs from %d)\n",
+                me, nhave, nhave > 0 ? have[0] : -1, CPU_COUNT(&set), first);
         shmem_global_exit(1);
     }
     const char *x = getenv("SHT_X_VAR");
@@ -86,13 +87,13 @@ int main(int argc, char **argv)
         for (int pe = 0; pe < npes && pe < MAXPE; pe++) {
             long want_n = core ? 1 : nexpect, want_first = core ? expect[pe % nexpect] : expect[0];
             if (report[pe][0] != want_n || report[pe][1] != want_first || report[pe][2] != 1) {
-                fprintf(stderr, "FAIL: PE %d may run on %ld CPUs from CPU %ld (-x ok: %ld); "
-                        "expected %ld from CPU %ld (-x ok: 1)\n", pe, report[pe][0],
-                        report[pe][1], report[pe][2], want_n, want_first);
+                fprintf(stderr,
+                        "FAIL: PE %d may run on %ld CPUs from CPU %ld (-x ok: %ld); "
+                        "expected %ld from CPU %ld (-x ok: 1)\n",
+                        pe, report[pe][0], report[pe][1], report[pe][2], want_n, want_first);
                 bad = 1;
             } else {
-                printf("PE %d: %ld CPU(s) from CPU %ld, -x ok\n", pe, report[pe][0],
-                       report[pe][1]);
+                printf("PE %d: %ld CPU(s) from CPU %ld, -x ok\n", pe, report[pe][0], report[pe][1]);
             }
         }
     }

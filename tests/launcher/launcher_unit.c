@@ -20,23 +20,23 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);                 \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            failures++;                                                                        \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond);                      \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            failures++;                                                                            \
+        }                                                                                          \
     } while (0)
 
 /* In the child, a failed check exits with 99 so the parent sees it. */
-#define CHILD_CHECK(cond)                                                                      \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAILED in child %s:%d: %s\n", __FILE__, __LINE__, #cond);         \
-            _exit(99);                                                                         \
-        }                                                                                      \
+#define CHILD_CHECK(cond)                                                                          \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAILED in child %s:%d: %s\n", __FILE__, __LINE__, #cond);             \
+            _exit(99);                                                                             \
+        }                                                                                          \
     } while (0)
 
 static void read_full(int fd, void *buf, size_t len)
@@ -110,7 +110,7 @@ static void test_environment_errors(void)
     int fd = open("/dev/null", O_RDONLY);
     set_job_env(fd); /* open, but not a socket */
     CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
-          "socket is an error");
+                                                                   "socket is an error");
     close(fd);
 
     set_job_env(STDERR_FILENO);
@@ -183,12 +183,10 @@ static void test_conversation(void)
     memset(value, 'b', 200);
     send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_VALUE, value, 200);
     h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_BARRIER, "BARRIER after the errors, got type %u",
-          h.type);
+    CHECK(h.type == SHOAL_LAUNCHER_MSG_BARRIER, "BARRIER after the errors, got type %u", h.type);
     send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_BARRIER_DONE, "", 0);
     h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_ABORT && h.arg == 7 &&
-              strcmp(value, "bye from PE 1") == 0,
+    CHECK(h.type == SHOAL_LAUNCHER_MSG_ABORT && h.arg == 7 && strcmp(value, "bye from PE 1") == 0,
           "ABORT 7 'bye from PE 1', got type %u arg %d value '%s'", h.type, h.arg, value);
 
     waitpid(pid, &wstatus, 0);

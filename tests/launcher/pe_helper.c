@@ -103,8 +103,8 @@ static int mode_allgather(void)
             const char *got = shoal_bootstrap_gather_at(&all, pe, &got_len);
             len = k == 2 && pe == 1 ? 0 : make_value(pe, k, want, sizeof(want));
             if (got_len != len || memcmp(got, want, len) != 0)
-                fail("allgather %s: PE %d's value has %zu bytes, expected %zu, or wrong bytes",
-                     key, pe, got_len, len);
+                fail("allgather %s: PE %d's value has %zu bytes, expected %zu, or wrong bytes", key,
+                     pe, got_len, len);
         }
         shoal_bootstrap_gather_free(&all);
     }
@@ -156,8 +156,8 @@ static int mode_kv(void)
             memset(got, 0, len);
             check_ok(shoal_bootstrap_get(&bs, pe, key, got, sizeof(got), &got_len), "get");
             if (got_len != len || memcmp(got, want, len) != 0)
-                fail("get of PE %d's %s: %zu bytes, expected %zu, or wrong bytes", pe, key,
-                     got_len, len);
+                fail("get of PE %d's %s: %zu bytes, expected %zu, or wrong bytes", pe, key, got_len,
+                     len);
         }
     }
     check_ok(shoal_bootstrap_barrier(&bs), "barrier");
@@ -169,8 +169,7 @@ static int mode_kv(void)
     /* A value larger than the buffer is reported, and the stream stays usable. */
     if (shoal_bootstrap_get(&bs, 0, "key-0", got, 10, &got_len) != SHOAL_ERR_TRUNCATED)
         fail("get into a too small buffer did not return SHOAL_ERR_TRUNCATED");
-    if (shoal_bootstrap_get(&bs, bs.npes, "key-0", got, sizeof(got), &got_len) !=
-        SHOAL_ERR_INVALID)
+    if (shoal_bootstrap_get(&bs, bs.npes, "key-0", got, sizeof(got), &got_len) != SHOAL_ERR_INVALID)
         fail("get from PE npes did not return SHOAL_ERR_INVALID");
     check_ok(shoal_bootstrap_barrier(&bs), "barrier after errors");
     printf("PE %d kv ok\n", bs.rank);
@@ -234,8 +233,8 @@ static void *thread_get(void *arg)
     for (int i = 0; i < NITEMS; i++) {
         int pe = (bs.rank + i) % bs.npes;
         snprintf(key, sizeof(key), "t%d-%d", (t + i) % NTHREADS, i);
-        int n = snprintf(value, sizeof(value), "PE %d thread %d item %d", pe, (t + i) % NTHREADS,
-                         i);
+        int n =
+            snprintf(value, sizeof(value), "PE %d thread %d item %d", pe, (t + i) % NTHREADS, i);
         check_ok(shoal_bootstrap_get(&bs, pe, key, got, sizeof(got), &len), "get");
         if (len != (size_t)n || memcmp(got, value, len) != 0)
             fail("thread %d: got '%.*s', expected '%s'", t, (int)len, got, value);

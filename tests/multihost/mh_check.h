@@ -9,15 +9,14 @@
 
 #include <shmem.h>
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        if (!(cond)) {                                                                         \
-            fprintf(stderr, "FAIL %s:%d PE %d: `%s`: ", __FILE__, __LINE__, shmem_my_pe(),   \
-                    #cond);                                                                    \
-            fprintf(stderr, __VA_ARGS__);                                                      \
-            fprintf(stderr, "\n");                                                             \
-            shmem_global_exit(1);                                                              \
-        }                                                                                      \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "FAIL %s:%d PE %d: `%s`: ", __FILE__, __LINE__, shmem_my_pe(), #cond); \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, "\n");                                                                 \
+            shmem_global_exit(1);                                                                  \
+        }                                                                                          \
     } while (0)
 
 #endif

@@ -47,10 +47,22 @@ int main(void)
                 src[i] = r * 10000000 + i;
             const int target = 1;
             switch (r % 4) {
-            case 0: shmem_long_put_nbi(buf, src, WORDS, 1); shmem_pe_quiet(&target, 1); break;
-            case 1: shmem_long_put_nbi(buf, src, WORDS, 1); shmem_quiet(); break;
-            case 2: shmem_long_put(buf, src, WORDS, 1); shmem_pe_quiet(&target, 1); break;
-            default: shmem_putmem(buf, src, WORDS * sizeof(long), 1); shmem_quiet(); break;
+            case 0:
+                shmem_long_put_nbi(buf, src, WORDS, 1);
+                shmem_pe_quiet(&target, 1);
+                break;
+            case 1:
+                shmem_long_put_nbi(buf, src, WORDS, 1);
+                shmem_quiet();
+                break;
+            case 2:
+                shmem_long_put(buf, src, WORDS, 1);
+                shmem_pe_quiet(&target, 1);
+                break;
+            default:
+                shmem_putmem(buf, src, WORDS * sizeof(long), 1);
+                shmem_quiet();
+                break;
             }
             shmem_long_atomic_set(&flag, r, 3); /* before anything else goes to PE 1 */
             /* Read it back: non-blocking get + quiet. */

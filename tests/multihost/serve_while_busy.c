@@ -71,8 +71,7 @@ int main(void)
             CHECK(now() - start < 30, "PE 1's operations were not served within 30 s");
         }
         CHECK(x > 0, "arithmetic");
-        CHECK(counter == 1010, "counter is %ld after the second fetch-add, expected 1010",
-              counter);
+        CHECK(counter == 1010, "counter is %ld after the second fetch-add, expected 1010", counter);
     } else if (me == 1) {
         visit(1005);
         long one = 1;

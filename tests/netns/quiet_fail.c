@@ -60,8 +60,7 @@ static int cut_network(int store_port)
         socklen_t tlen = sizeof(type);
         if (fd <= 2 || getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 ||
             type != SOCK_STREAM || getsockname(fd, (struct sockaddr *)&local, &llen) != 0 ||
-            getpeername(fd, (struct sockaddr *)&peer, &plen) != 0 ||
-            local.ss_family != AF_INET)
+            getpeername(fd, (struct sockaddr *)&peer, &plen) != 0 || local.ss_family != AF_INET)
             continue;
         if (port_of(&local) == store_port || port_of(&peer) == store_port)
             continue;

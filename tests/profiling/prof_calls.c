@@ -177,8 +177,9 @@ int main(void)
     for (int id = 0; id < PROF_NCOUNTED; id++) {
         calls += want[id];
         if (counts[id] != want[id]) {
-            fprintf(stderr, "prof_calls: PE %d: the program called %s %ld times; the tool counted "
-                            "%ld\n",
+            fprintf(stderr,
+                    "prof_calls: PE %d: the program called %s %ld times; the tool counted "
+                    "%ld\n",
                     me, names[id], want[id], counts[id]);
             bad = 1;
         }

@@ -47,8 +47,8 @@ static void check_key(int pe, int k, unsigned char *buf, unsigned char *want)
     }
     fill(pe, k, want, expect);
     if (len != expect || memcmp(buf, want, len) != 0) {
-        fprintf(stderr, "PE %d: get(%d, %s): %zu bytes, expected %zu, or other content\n",
-                bs.rank, pe, key, len, expect);
+        fprintf(stderr, "PE %d: get(%d, %s): %zu bytes, expected %zu, or other content\n", bs.rank,
+                pe, key, len, expect);
         failed = 1;
     }
 }
@@ -109,8 +109,9 @@ int main(void)
             const void *got = shoal_bootstrap_gather_at(&all, pe, &got_len);
             fill(pe, k, want, expect);
             if (got_len != expect || memcmp(got, want, expect) != 0) {
-                fprintf(stderr, "PE %d: allgather %s: PE %d's value has %zu bytes, expected "
-                                "%zu, or other content\n",
+                fprintf(stderr,
+                        "PE %d: allgather %s: PE %d's value has %zu bytes, expected "
+                        "%zu, or other content\n",
                         bs.rank, key, pe, got_len, expect);
                 failed = 1;
             }

@@ -178,8 +178,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "store_pe PE %d: FAILED: still running 30 s after shmem_global_exit\n",
                 shmem_my_pe());
         return FAIL;
-    } else if ((strcmp(mode, "make-uid") == 0 || strcmp(mode, "coordinator") == 0) &&
-               argc > 2) {
+    } else if ((strcmp(mode, "make-uid") == 0 || strcmp(mode, "coordinator") == 0) && argc > 2) {
         shmemx_uniqueid_t id;
         char tmp[4096];
         snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
@@ -205,9 +204,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "store_pe PE %d: FAILED: still running after 30 s\n", shmem_my_pe());
         return FAIL;
     } else {
-        fprintf(stderr,
-                "usage: store_pe basic|uid HEAP|attr HEAP|tls-off|tls-cert INFO|"
-                "tls-bad INFO|tls-after-init|reinit|exit STATUS PE|hang|time|make-uid FILE|"
+        fprintf(stderr, "usage: store_pe basic|uid HEAP|attr HEAP|tls-off|tls-cert INFO|"
+                        "tls-bad INFO|tls-after-init|reinit|exit STATUS PE|hang|time|make-uid FILE|"
                         "coordinator FILE\n");
         return 2;
     }

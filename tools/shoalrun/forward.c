@@ -72,8 +72,7 @@ static void take_lines(sr_stream_t *s, bool eof)
 
 static void flush_scratch(int dest)
 {
-    if (scratch.len > 0 && !dest_broken[dest] &&
-        sr_write_all(dest, scratch.data, scratch.len) != 0)
+    if (scratch.len > 0 && !dest_broken[dest] && sr_write_all(dest, scratch.data, scratch.len) != 0)
         dest_broken[dest] = true;
     scratch.len = 0;
     scratch.off = 0;
@@ -154,8 +153,8 @@ void sr_stdin_read(sr_stdin_t *in)
 void sr_stdin_write(sr_stdin_t *in)
 {
     while (sr_stdin_wants_output(in)) {
-        ssize_t n = write(in->dest, in->pending.data + in->pending.off,
-                          in->pending.len - in->pending.off);
+        ssize_t n =
+            write(in->dest, in->pending.data + in->pending.off, in->pending.len - in->pending.off);
         if (n > 0)
             in->pending.off += (size_t)n;
         else if (errno == EAGAIN || errno == EWOULDBLOCK)

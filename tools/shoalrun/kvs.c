@@ -73,8 +73,7 @@ static void grow(sr_kvs_t *kvs)
     kvs->nbuckets = nbuckets;
 }
 
-sr_kvs_entry_t *sr_kvs_find(sr_kvs_t *kvs, int rank, const char *key, uint32_t key_len,
-                            bool create)
+sr_kvs_entry_t *sr_kvs_find(sr_kvs_t *kvs, int rank, const char *key, uint32_t key_len, bool create)
 {
     size_t b = hash(rank, key, key_len) % kvs->nbuckets;
 

@@ -77,8 +77,8 @@ void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe)
     if (WIFSIGNALED(st)) {
         int sig = WTERMSIG(st);
         sr_job_end(job, 128 + sig, SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid,
-                   sig, strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
+                   "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid, sig,
+                   strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
     } else {
         sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
@@ -109,8 +109,8 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
         sr_job_end_by_pe(job, pe);
     } else if (pe->in_shmem) {
         sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) exited with status 0 before calling shmem_finalize%s",
-                   pe->rank, (long)pe->pid, ending);
+                   "PE %d (pid %ld) exited with status 0 before calling shmem_finalize%s", pe->rank,
+                   (long)pe->pid, ending);
     } else {
         sr_server_check_stuck(job);
     }
@@ -191,8 +191,7 @@ static void on_deadlines(sr_job_t *job)
         size_t len = 0;
         for (int r = 0; r < job->npes; r++)
             if (job->pes[r].running)
-                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d",
-                                        len ? " " : "", r);
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? " " : "", r);
         sr_job_end(job, 124, SIGTERM, SR_FAILURE_GRACE_S,
                    "timeout after %g s; PEs still running: %s", job->opts->timeout_s, list);
     }
@@ -238,8 +237,8 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
     for (int r = 0; r < job->npes; r++) {
         sr_pe_t *pe = &job->pes[r];
         if (pe->sock >= 0)
-            poll_add(set, pe->sock, POLLIN | (pe->out.len > pe->out.off ? POLLOUT : 0),
-                     SRC_SOCKET, r);
+            poll_add(set, pe->sock, POLLIN | (pe->out.len > pe->out.off ? POLLOUT : 0), SRC_SOCKET,
+                     r);
         if (pe->out_stream.fd >= 0)
             poll_add(set, pe->out_stream.fd, POLLIN, SRC_STDOUT, r);
         if (pe->err_stream.fd >= 0)
@@ -249,8 +248,7 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
 
 /* Handles one ready fd. Earlier handlers in the same round may have closed
  * it (a PE's exit drains and closes its fds), hence the checks. */
-static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t source,
-                     int rank)
+static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t source, int rank)
 {
     sr_pe_t *pe = rank >= 0 ? &job->pes[rank] : NULL;
 

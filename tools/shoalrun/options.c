@@ -75,8 +75,7 @@ static int parse_seconds(const char *what, const char *text, double *seconds_p)
     errno = 0;
     v = (text && (isdigit((unsigned char)text[0]) || text[0] == '.')) ? strtod(text, &end) : -1;
     if (!(v >= 0 && v <= SR_MAX_TIMEOUT_S) || errno != 0 || *end != '\0') {
-        sr_msg("%s expects a number of seconds (0 for no limit), got '%s'", what,
-               text ? text : "");
+        sr_msg("%s expects a number of seconds (0 for no limit), got '%s'", what, text ? text : "");
         return -1;
     }
     *seconds_p = v;

@@ -41,8 +41,12 @@ typedef enum {
 } child_step_t;
 
 static const char *const step_names[] = {
-    [STEP_EXEC] = "exec",          [STEP_SETPGID] = "setpgid", [STEP_PDEATHSIG] = "prctl",
-    [STEP_STDIO] = "dup2",         [STEP_FD] = "fcntl",        [STEP_ENV] = "setenv",
+    [STEP_EXEC] = "exec",
+    [STEP_SETPGID] = "setpgid",
+    [STEP_PDEATHSIG] = "prctl",
+    [STEP_STDIO] = "dup2",
+    [STEP_FD] = "fcntl",
+    [STEP_ENV] = "setenv",
     [STEP_BIND] = "sched_setaffinity (--bind-to core)",
 };
 
@@ -56,7 +60,7 @@ typedef struct {
     int sock[2]; /* [0] stays with shoalrun, [1] goes to the PE */
     int out[2];  /* stdout pipe: [0] read by shoalrun, [1] the PE's */
     int err[2];
-    int in;      /* the PE's stdin: PE 0's pipe, or /dev/null */
+    int in; /* the PE's stdin: PE 0's pipe, or /dev/null */
     int report[2];
 } child_fds_t;
 
@@ -115,8 +119,8 @@ static int set_env_int(const char *name, long value)
 
 /* Runs in the child between fork and exec. shoalrun is single-threaded, so
  * setenv and the like are safe here. */
-static void __attribute__((noreturn)) child_exec(sr_job_t *job, sr_pe_t *pe,
-                                                 const child_fds_t *fds, pid_t launcher)
+static void __attribute__((noreturn))
+child_exec(sr_job_t *job, sr_pe_t *pe, const child_fds_t *fds, pid_t launcher)
 {
     int report = fds->report[1];
 

@@ -34,8 +34,7 @@ static void protocol_error(sr_job_t *job, sr_pe_t *pe, const char *what)
     sr_server_close(job, pe);
 }
 
-static void queue_reply(sr_job_t *job, sr_pe_t *pe, uint32_t type, const void *value,
-                        uint32_t len)
+static void queue_reply(sr_job_t *job, sr_pe_t *pe, uint32_t type, const void *value, uint32_t len)
 {
     shoal_launcher_msg_t h = {.type = type, .arg = 0, .key_len = 0, .value_len = len};
 
@@ -49,8 +48,8 @@ static void queue_reply(sr_job_t *job, sr_pe_t *pe, uint32_t type, const void *v
 void sr_server_write(sr_job_t *job, sr_pe_t *pe)
 {
     while (pe->sock >= 0 && pe->out.len > pe->out.off) {
-        ssize_t n = send(pe->sock, pe->out.data + pe->out.off, pe->out.len - pe->out.off,
-                         MSG_NOSIGNAL);
+        ssize_t n =
+            send(pe->sock, pe->out.data + pe->out.off, pe->out.len - pe->out.off, MSG_NOSIGNAL);
         if (n >= 0)
             pe->out.off += (size_t)n;
         else if (errno == EAGAIN || errno == EWOULDBLOCK)
@@ -73,8 +72,7 @@ static void handle_put(sr_job_t *job, sr_pe_t *pe, const char *key, uint32_t key
     e->nwaiters = 0;
 }
 
-static void handle_get(sr_job_t *job, sr_pe_t *pe, int target, const char *key,
-                       uint32_t key_len)
+static void handle_get(sr_job_t *job, sr_pe_t *pe, int target, const char *key, uint32_t key_len)
 {
     sr_kvs_entry_t *e = sr_kvs_find(&job->kvs, target, key, key_len, true);
 
@@ -181,8 +179,7 @@ void sr_server_report(const sr_job_t *job)
            job->served[SHOAL_LAUNCHER_MSG_EVENT]);
 }
 
-static void handle_abort(sr_job_t *job, sr_pe_t *pe, int status, const char *msg,
-                         uint32_t msg_len)
+static void handle_abort(sr_job_t *job, sr_pe_t *pe, int status, const char *msg, uint32_t msg_len)
 {
     /* Exit statuses are 8 bits; keep a failure a failure when it wraps to 0. */
     int code = status & 0xff;
@@ -198,8 +195,7 @@ static void handle_abort(sr_job_t *job, sr_pe_t *pe, int status, const char *msg
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     } else if (code != 0) {
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) ended the job with status %d", pe->rank, (long)pe->pid,
-                   status);
+                   "PE %d (pid %ld) ended the job with status %d", pe->rank, (long)pe->pid, status);
     } else {
         sr_job_end(job, 0, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     }
@@ -285,8 +281,7 @@ void sr_server_read(sr_job_t *job, sr_pe_t *pe)
             handle_buffered(job, pe);
         } else if (n == 0) {
             if (pe->in.len > pe->in.off && job->state == SR_JOB_RUNNING && pe->running)
-                sr_msg("PE %d closed its launcher connection in the middle of a message",
-                       pe->rank);
+                sr_msg("PE %d closed its launcher connection in the middle of a message", pe->rank);
             sr_server_close(job, pe);
         } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
             return;
@@ -305,7 +300,6 @@ void sr_server_close(sr_job_t *job, sr_pe_t *pe)
     sr_buf_free(&pe->in);
     sr_buf_free(&pe->out);
 }
-
 
 /* Finds a PE blocked in GET on a key of the exited PE `gone`. */
 static bool find_get_waiter(sr_job_t *job, int gone, int *waiter_p, const sr_kvs_entry_t **e_p)
@@ -373,6 +367,12 @@ static bool stuck(sr_job_t *job, bool end)
     return false;
 }
 
-void sr_server_check_stuck(sr_job_t *job) { (void)stuck(job, true); }
+void sr_server_check_stuck(sr_job_t *job)
+{
+    (void)stuck(job, true);
+}
 
-bool sr_server_is_stuck(sr_job_t *job) { return stuck(job, false); }
+bool sr_server_is_stuck(sr_job_t *job)
+{
+    return stuck(job, false);
+}

@@ -140,15 +140,15 @@ typedef struct {
     int sock; /* -1 once closed */
     sr_buf_t in;
     sr_buf_t out;
-    bool in_shmem; /* between EVENT initialized and EVENT finalized */
-    bool finalized; /* EVENT finalized was its last event */
+    bool in_shmem;              /* between EVENT initialized and EVENT finalized */
+    bool finalized;             /* EVENT finalized was its last event */
     bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */
     bool in_barrier;
-    bool in_gather;      /* sent ALLGATHER, waits for GATHERED */
-    char *gather_value;  /* its part of the allgather under way */
+    bool in_gather;     /* sent ALLGATHER, waits for GATHERED */
+    char *gather_value; /* its part of the allgather under way */
     uint32_t gather_len;
     unsigned long requests; /* messages it sent, for the request counter */
-    int waited_on; /* GETs waiting for a key this PE has not published */
+    int waited_on;          /* GETs waiting for a key this PE has not published */
 
     sr_stream_t out_stream;
     sr_stream_t err_stream;
@@ -164,9 +164,9 @@ typedef struct {
     int npes;
     sr_pe_t *pes;
     int nrunning;
-    pid_t pgid;               /* the PEs' process group (PE 0's pid) */
+    pid_t pgid; /* the PEs' process group (PE 0's pid) */
     char job_id[64];
-    sigset_t child_sigmask;   /* shoalrun's signal mask before it blocked any */
+    sigset_t child_sigmask; /* shoalrun's signal mask before it blocked any */
     sr_stdin_t in;
 
     sr_kvs_t kvs;
@@ -181,7 +181,7 @@ typedef struct {
     double start_time;
     sr_job_state_t state;
     int exit_status;
-    double kill_at; /* when ENDING: time to send SIGKILL; 0 once sent */
+    double kill_at;       /* when ENDING: time to send SIGKILL; 0 once sent */
     double hang_asked_at; /* --timeout passed: when the PEs were asked for hang reports */
 } sr_job_t;
 

@@ -18,10 +18,10 @@ static void *ucx_plugin_open(void)
     char path[4096];
     if (dladdr((void *)ucx_plugin_open, &info) != 0 && info.dli_fname != NULL) {
         const char *slash = strrchr(info.dli_fname, '/');
-        if (slash != NULL && (size_t)(slash - info.dli_fname) + sizeof(SHOAL_UCX_PLUGIN_FILE) + 1 <
-                                 sizeof(path)) {
-            snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname),
-                     info.dli_fname, SHOAL_UCX_PLUGIN_FILE);
+        if (slash != NULL &&
+            (size_t)(slash - info.dli_fname) + sizeof(SHOAL_UCX_PLUGIN_FILE) + 1 < sizeof(path)) {
+            snprintf(path, sizeof(path), "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
+                     SHOAL_UCX_PLUGIN_FILE);
             void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
             if (h != NULL)
                 return h;

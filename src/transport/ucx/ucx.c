@@ -105,7 +105,10 @@ static const char *ucx_strerror(shoal_transport_t *tr)
  * only by a flush; quiet skips the flush (a round trip per endpoint in use)
  * when every such operation issued before it, by any thread, was covered by
  * a flush that has completed. Counted after the operation is issued. */
-static void ucx_issued(ucx_t *u) { __atomic_add_fetch(&u->issued, 1, __ATOMIC_RELEASE); }
+static void ucx_issued(ucx_t *u)
+{
+    __atomic_add_fetch(&u->issued, 1, __ATOMIC_RELEASE);
+}
 
 static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
 {
@@ -117,8 +120,8 @@ static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
 static void ucx_flushed(ucx_t *u, uint64_t snap)
 {
     uint64_t cur = __atomic_load_n(&u->flushed, __ATOMIC_RELAXED);
-    while (cur < snap && !__atomic_compare_exchange_n(&u->flushed, &cur, snap, 1,
-                                                      __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    while (cur < snap && !__atomic_compare_exchange_n(&u->flushed, &cur, snap, 1, __ATOMIC_RELEASE,
+                                                      __ATOMIC_RELAXED))
         ;
 }
 
@@ -204,8 +207,8 @@ static shoal_status_t ucx_check_failed(ucx_t *u, shoal_status_t status)
 }
 
 /* The remote address and key of `len` bytes at `r` on `pe`. */
-static shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len,
-                                 uint64_t *raddr_p, ucp_rkey_h *rkey_p)
+static shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len, uint64_t *raddr_p,
+                                 ucp_rkey_h *rkey_p)
 {
     ucx_peer_t *p = &u->peers[pe];
     if (p->ep == NULL)
@@ -279,9 +282,8 @@ static shoal_status_t ucx_amo_post(ucx_t *u, int pe, uint64_t raddr, ucp_rkey_h 
     return ucx_wait(u, req, "atomic", pe);
 }
 
-static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest,
-                              shoal_amo_op_t op, size_t size, const void *operand,
-                              const void *compare, void *fetch_p)
+static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
+                              size_t size, const void *operand, const void *compare, void *fetch_p)
 {
     ucx_t *u = tr->priv;
     uint64_t raddr;
@@ -313,8 +315,13 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
         status = ucx_amo_post(u, pe, raddr, rkey, opcode, size, value);
         ucx_issued(u);
         return status;
-    case SHOAL_AMO_FETCH: opcode = UCP_ATOMIC_OP_OR; value = 0; break;
-    case SHOAL_AMO_SWAP: opcode = UCP_ATOMIC_OP_SWAP; break;
+    case SHOAL_AMO_FETCH:
+        opcode = UCP_ATOMIC_OP_OR;
+        value = 0;
+        break;
+    case SHOAL_AMO_SWAP:
+        opcode = UCP_ATOMIC_OP_SWAP;
+        break;
     case SHOAL_AMO_CSWAP:
         /* UCX compares the remote value with `buffer` and stores the reply
          * buffer's value on a match. */
@@ -322,11 +329,20 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
         memcpy(&reply, operand, size);
         memcpy(&value, compare, size);
         break;
-    case SHOAL_AMO_FETCH_ADD: opcode = UCP_ATOMIC_OP_ADD; break;
-    case SHOAL_AMO_FETCH_AND: opcode = UCP_ATOMIC_OP_AND; break;
-    case SHOAL_AMO_FETCH_OR: opcode = UCP_ATOMIC_OP_OR; break;
-    case SHOAL_AMO_FETCH_XOR: opcode = UCP_ATOMIC_OP_XOR; break;
-    default: return ucx_fail(u, SHOAL_ERR_INVALID, "unknown atomic operation %d", (int)op);
+    case SHOAL_AMO_FETCH_ADD:
+        opcode = UCP_ATOMIC_OP_ADD;
+        break;
+    case SHOAL_AMO_FETCH_AND:
+        opcode = UCP_ATOMIC_OP_AND;
+        break;
+    case SHOAL_AMO_FETCH_OR:
+        opcode = UCP_ATOMIC_OP_OR;
+        break;
+    case SHOAL_AMO_FETCH_XOR:
+        opcode = UCP_ATOMIC_OP_XOR;
+        break;
+    default:
+        return ucx_fail(u, SHOAL_ERR_INVALID, "unknown atomic operation %d", (int)op);
     }
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
@@ -618,8 +634,8 @@ static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char 
 
 /* Collective: every PE registers its copy of the row and learns the keys of
  * the PEs it reaches through UCX, in one bootstrap allgather. */
-static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base,
-                                       size_t size, shoal_mem_kind_t kind)
+static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base, size_t size,
+                                       shoal_mem_kind_t kind)
 {
     ucx_t *u = tr->priv;
     char key[64], *blob = NULL;
@@ -634,8 +650,8 @@ static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void
     }
     snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
     /* A PE that failed takes part with nothing, so the others do not hang here. */
-    shoal_status_t gather_status =
-        shoal_bootstrap_allgather(u->bs, key, status == SHOAL_OK ? blob : "", status == SHOAL_OK ? len : 0, &all);
+    shoal_status_t gather_status = shoal_bootstrap_allgather(
+        u->bs, key, status == SHOAL_OK ? blob : "", status == SHOAL_OK ? len : 0, &all);
     free(blob);
     if (status == SHOAL_OK)
         status = gather_status;
@@ -732,8 +748,8 @@ static shoal_status_t ucx_gather_addresses(ucx_t *u, int opened, shoal_bootstrap
         }
     }
     snprintf(key, sizeof(key), "ucx.addr.%u", u->generation);
-    shoal_status_t gather_status =
-        shoal_bootstrap_allgather(u->bs, key, addr != NULL ? (const void *)addr : "", addr_len, all_p);
+    shoal_status_t gather_status = shoal_bootstrap_allgather(
+        u->bs, key, addr != NULL ? (const void *)addr : "", addr_len, all_p);
     if (addr != NULL)
         ucp_worker_release_address(u->worker, addr);
     if (!opened && gather_status == SHOAL_OK)
