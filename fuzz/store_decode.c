@@ -1,6 +1,6 @@
 /*
  * libFuzzer target for the config store's message decoder and the store
- * logic behind it (src/bootstrap/store_proto.c, store_server.c): whatever
+ * logic behind it (src/bootstrap/store/proto.c, store/logic.c): whatever
  * bytes arrive, the store must close the offending connection and never
  * crash, leak or corrupt its state.
  *
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_proto.h"
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/proto.h"
+#include "bootstrap/store/logic.h"
 
 #define PEERS 4
 

@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "../unit/unit_check.h"
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_proto.h"
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/proto.h"
+#include "bootstrap/store/logic.h"
 #include "util/host.h"
 #include "util/log.h"
 

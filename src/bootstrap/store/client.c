@@ -1,7 +1,7 @@
 /*
  * The "store" bootstrap: a PE's side of the config store. One I/O thread per
  * PE owns the connection (so TLS is used from one thread only, with SIGPIPE
- * blocked): it joins the job (store_join.c), then sends what the bootstrap
+ * blocked): it joins the job (store/join.c), then sends what the bootstrap
  * calls queue and delivers what the store sends. The calling thread of
  * shoal_bootstrap_store_init waits for the join to end either way.
  *
@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/store.h"
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_host.h"
-#include "bootstrap/store_join.h"
+#include "bootstrap/store/store.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/host.h"
+#include "bootstrap/store/join.h"
 #include "util/log.h"
 
 #define FLUSH_TIMEOUT_MS 10000

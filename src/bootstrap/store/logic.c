@@ -1,5 +1,5 @@
 /*
- * The config store's logic (see store_server.h): joining, the key-value
+ * The config store's logic (see store/logic.h): joining, the key-value
  * table, barriers, events and the end of the job.
  *
  * Joining: each PE sends HELLO with its rank, the job size and its host
@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/logic.h"
 #include "util/host.h"
 #include "util/log.h"
 

@@ -1,5 +1,5 @@
 /*
- * A PE joins its job at the config store (see store_join.h): connect,
+ * A PE joins its job at the config store (see store/join.h): connect,
  * retrying until the connect timeout; greet (the store refuses another
  * protocol version, TLS mode or job secret by name); TLS handshake; HELLO;
  * then wait for WELCOME while the job assembles, or for REFUSE with the
@@ -15,7 +15,7 @@
 
 #include <poll.h>
 
-#include "bootstrap/store_join.h"
+#include "bootstrap/store/join.h"
 #include "util/host.h"
 #include "util/log.h"
 

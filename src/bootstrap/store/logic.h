@@ -1,16 +1,16 @@
 /*
  * The config store's logic: who has joined, the key-value table, barriers,
  * life-cycle events and ending the job. It works on peers' input and output
- * buffers only and makes no system calls, so the I/O loop (store_host.c)
+ * buffers only and makes no system calls, so the I/O loop (store/host.c)
  * and the fuzz target (fuzz/store_decode.c) drive the same code. One thread
  * at a time: the caller serializes.
  */
-#ifndef SHOAL_BOOTSTRAP_STORE_SERVER_H
-#define SHOAL_BOOTSTRAP_STORE_SERVER_H
+#ifndef SHOAL_BOOTSTRAP_STORE_LOGIC_H
+#define SHOAL_BOOTSTRAP_STORE_LOGIC_H
 
 #include <stdint.h>
 
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/proto.h"
 
 /* All the store keeps, values included, is bounded by this. */
 #define SHOAL_STORE_MAX_TOTAL ((size_t)256 << 20)

@@ -1,5 +1,5 @@
 /*
- * Joining a job at the config store, a PE's first step (store_join.c): from
+ * Joining a job at the config store, a PE's first step (store/join.c): from
  * nothing to a connection on which the store has accepted this PE and every
  * PE of the job has arrived. Runs in the PE's I/O thread (SIGPIPE blocked).
  */
@@ -8,9 +8,9 @@
 
 #include <stdint.h>
 
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_link.h"
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/link.h"
+#include "bootstrap/store/proto.h"
 
 typedef struct {
     /* given */
