@@ -1,7 +1,8 @@
 /*
- * A PE for testing shoalrun alone: it speaks the launcher protocol through
- * the library's launcher bootstrap (src/bootstrap/launcher.c, compiled into
- * this program) without the rest of the library. The first argument picks a
+ * A PE for testing shoalrun alone: it speaks the store's protocol to
+ * shoalrun through the library's launcher bootstrap (src/bootstrap/launcher.c
+ * and the store client, compiled into this program) without the rest of the
+ * library. The first argument picks a
  * behaviour; run_tests.sh starts it under shoalrun and checks what happens.
  * Extra trailing arguments are ignored, so a test can add a unique marker to
  * find leftover processes with pgrep -f.
@@ -23,7 +24,6 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/launcher_proto.h"
 
 #define FAIL 10
 
@@ -471,10 +471,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(mode, "garbage") == 0) {
-        /* Sends a message of an unknown type, as a broken PE would. */
-        shoal_launcher_msg_t h = {.type = 77};
+        /* Sends a frame of an unknown type (77, empty body), as a broken PE would. */
+        static const unsigned char h[8] = {0, 0, 0, 0, 0, 77, 0, 0};
         init();
-        if (write(atoi(getenv("SHOAL_LAUNCHER_FD")), &h, sizeof(h)) != (ssize_t)sizeof(h))
+        if (write(atoi(getenv("SHOAL_LAUNCHER_FD")), h, sizeof(h)) != (ssize_t)sizeof(h))
             fail("write: %s", strerror(errno));
         pause();
         return 0;

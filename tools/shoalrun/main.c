@@ -32,6 +32,7 @@
 
 #include "bootstrap/launcher_report.h"
 #include "shoalrun.h"
+#include "util/log.h"
 
 /* What a pollfd in the loop belongs to. */
 typedef enum {
@@ -163,8 +164,10 @@ static void on_signalfd(sr_job_t *job, int sigfd)
     while (read(sigfd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
         if (info.ssi_signo == SIGCHLD) {
             sr_pe_t *pe;
-            while ((pe = sr_proc_reap(job)) != NULL)
+            while ((pe = sr_proc_reap(job)) != NULL) {
+                job->nexited++;
                 on_pe_exit(job, pe);
+            }
         } else {
             on_signal(job, (int)info.ssi_signo);
         }
@@ -237,7 +240,7 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
     for (int r = 0; r < job->npes; r++) {
         sr_pe_t *pe = &job->pes[r];
         if (pe->sock >= 0)
-            poll_add(set, pe->sock, POLLIN | (pe->out.len > pe->out.off ? POLLOUT : 0), SRC_SOCKET,
+            poll_add(set, pe->sock, POLLIN | (sr_server_wants_write(pe) ? POLLOUT : 0), SRC_SOCKET,
                      r);
         if (pe->out_stream.fd >= 0)
             poll_add(set, pe->out_stream.fd, POLLIN, SRC_STDOUT, r);
@@ -325,6 +328,9 @@ int main(int argc, char **argv)
     if (status != 0)
         return status > 0 ? 0 : 2;
     open_standard_fds();
+    const char *level = getenv("SHOAL_LOG_LEVEL");
+    if (level != NULL && *level != '\0')
+        shoal_log_level = atoi(level); /* the store's messages and its request counter */
 
     /* Writes to a PE or to our reader that went away fail with EPIPE instead
      * of killing us; reading a terminal in the background gives EIO. */
@@ -353,7 +359,6 @@ int main(int argc, char **argv)
         sr_stream_init(&job.pes[r].err_stream, -1, STDERR_FILENO, r, false);
     }
     sr_stdin_init(&job.in, -1);
-    sr_kvs_init(&job.kvs);
     job.start_time = sr_now();
 
     status = sr_proc_start(&job);
@@ -368,11 +373,10 @@ int main(int argc, char **argv)
         sr_stream_close(&job.pes[r].out_stream);
         sr_stream_close(&job.pes[r].err_stream);
         sr_server_close(&job, &job.pes[r]);
-        free(job.pes[r].gather_value);
     }
     sr_server_report(&job);
+    sr_server_destroy(&job);
     sr_stdin_close(&job.in);
-    sr_kvs_destroy(&job.kvs);
     free(job.pes);
     close(sigfd);
     return job.exit_status;

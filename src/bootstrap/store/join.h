@@ -17,6 +17,8 @@ typedef struct {
     const shoal_store_config_t *cfg;
     const char *where;      /* the store's address, for messages */
     shoal_store_tls_t *tls; /* a client context, or NULL when TLS is off */
+    int fd;                 /* -1: connect to cfg->store; else the connection a launcher
+                               handed down (no greeting, no TLS; join_timeout_ms 0: none) */
     /* results (link and in also on failure: the caller frees them) */
     shoal_store_link_t *link;
     shoal_store_buf_t in; /* bytes that came after WELCOME */

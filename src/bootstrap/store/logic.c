@@ -14,6 +14,10 @@
  * ALLGATHER is held until every PE sent one with the same key, then all get
  * one GATHERED with every PE's value, encoded once. A PE whose connection
  * ends before it finalized has died, so the job is ended with ABORT to all.
+ *
+ * In launcher mode (see logic.h) the launcher judges instead: the logic
+ * records the end of the job rather than sending ABORT, lets PEs leave, and
+ * answers which PE waits for which.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +46,9 @@ struct shoal_store_server {
     int joined;
     int started;
     int over;
+    int end_status; /* the first end of the job (shoal_store_server_abort) */
+    uint32_t end_origin;
+    char end_message[SHOAL_STORE_MAX_TEXT + 1];
     int departed; /* ranks whose connection closed after they finalized */
     int finalized;
     int in_barrier;
@@ -186,6 +193,7 @@ shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const
     if (p == NULL)
         return NULL;
     p->rank = -1;
+    p->bound_rank = -1;
     snprintf(p->addr, sizeof(p->addr), "%s", addr ? addr : "?");
     p->next = srv->peers;
     if (srv->peers != NULL)
@@ -193,6 +201,11 @@ shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const
     srv->peers = p;
     srv->npeers++;
     return p;
+}
+
+void shoal_store_server_peer_bind(shoal_store_peer_t *peer, int rank)
+{
+    peer->bound_rank = rank;
 }
 
 shoal_store_peer_t *shoal_store_server_peers(shoal_store_server_t *srv)
@@ -274,12 +287,37 @@ void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t or
     srv->over = 1;
     if (len > SHOAL_STORE_MAX_TEXT)
         len = SHOAL_STORE_MAX_TEXT;
+    srv->end_status = status;
+    srv->end_origin = origin;
+    memcpy(srv->end_message, message ? message : "", len);
+    srv->end_message[len] = '\0';
+    if (srv->conf.launcher)
+        return; /* the launcher ends the PEs and shows the message */
     m.u.abort.status = status;
     m.u.abort.origin = origin;
     m.u.abort.message = shoal_store_span(message, len);
     for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
         if (p->rank >= 0 && !p->closing)
             send_msg(p, &m);
+}
+
+int shoal_store_server_ended(const shoal_store_server_t *srv, int *status_p, uint32_t *origin_p,
+                             const char **message_p)
+{
+    if (!srv->over)
+        return 0;
+    *status_p = srv->end_status;
+    *origin_p = srv->end_origin;
+    *message_p = srv->end_message;
+    return 1;
+}
+
+/* The store itself ends the job: logged here, or shown by the launcher. */
+static void end_job(shoal_store_server_t *srv, const char *msg)
+{
+    if (!srv->conf.launcher)
+        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
+    shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
 }
 
 /* ---- joining ------------------------------------------------------------- */
@@ -301,8 +339,7 @@ static void start_job(shoal_store_server_t *srv)
 {
     host_rank_t *order = malloc((size_t)srv->npes * sizeof(*order));
     if (order == NULL) {
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN,
-                                 "the config store ran out of memory starting the job");
+        end_job(srv, "the config store ran out of memory starting the job");
         return;
     }
     for (int r = 0; r < srv->npes; r++)
@@ -352,6 +389,15 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
     }
     if (srv->first_hello_ms == 0)
         srv->first_hello_ms = now_ms ? now_ms : 1;
+    if (p->bound_rank >= 0 && rank != p->bound_rank) {
+        snprintf(
+            reason, sizeof(reason),
+            "this PE says it is rank %d, but the launcher started it as PE %d (SHOAL_RANK=%d); "
+            "a PE cannot claim another PE's rank",
+            rank, p->bound_rank, p->bound_rank);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_BOUND, reason);
+        return SHOAL_OK;
+    }
     if (rank >= srv->npes) {
         snprintf(reason, sizeof(reason),
                  "rank %d is outside this job of %d PEs (ranks 0 to %d): SHOAL_RANK (or the "
@@ -408,7 +454,7 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
     size_t n;
     int listed = 0;
 
-    if (srv->started || srv->over || srv->first_hello_ms == 0)
+    if (srv->started || srv->over || srv->first_hello_ms == 0 || srv->conf.join_timeout_ms == 0)
         return UINT64_MAX;
     if (now_ms < srv->first_hello_ms + srv->conf.join_timeout_ms)
         return srv->first_hello_ms + srv->conf.join_timeout_ms;
@@ -438,9 +484,11 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static int protocol_error(const shoal_store_server_t *srv, const shoal_store_peer_t *p,
-                          const char *what)
+static int protocol_error(const shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what)
 {
+    snprintf(p->error, sizeof(p->error), "%s", what);
+    if (srv->conf.launcher)
+        return -1; /* the launcher names the PE and ends the job */
     if (p->rank >= 0)
         SHOAL_WARN("config store at %s: PE %d (from %s) broke the protocol: %s; closing its "
                    "connection",
@@ -452,11 +500,12 @@ static int protocol_error(const shoal_store_server_t *srv, const shoal_store_pee
     return -1;
 }
 
-/* A rank that finalized and left cannot take part again. */
+/* A rank that finalized and left cannot take part again. (A launcher sees
+ * the PE exit and asks shoal_store_server_waits_for instead.) */
 static int check_departed(shoal_store_server_t *srv)
 {
     char msg[200];
-    if (srv->departed == 0)
+    if (srv->departed == 0 || srv->conf.launcher)
         return 0;
     for (int r = 0; r < srv->npes; r++)
         if (srv->by_rank[r] == NULL) {
@@ -464,8 +513,7 @@ static int check_departed(shoal_store_server_t *srv)
                      "PE %d has exited after shmem_finalize, so the other PEs cannot "
                      "initialize again; ending the job",
                      r);
-            SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-            shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+            end_job(srv, msg);
             return 1;
         }
     return 0;
@@ -603,8 +651,7 @@ static void finish_gather(shoal_store_server_t *srv)
                  status == SHOAL_ERR_NOMEM ? "out of memory"
                                            : "the answer is over the protocol's "
                                              "limit");
-        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        end_job(srv, msg);
     }
 }
 
@@ -626,8 +673,7 @@ static void handle_allgather(shoal_store_server_t *srv, shoal_store_peer_t *p,
                  "PE %d entered the bootstrap allgather '%s' while other PEs are in '%s': every "
                  "PE must make the same bootstrap collectives in the same order; ending the job",
                  p->rank, theirs, srv->gather_key);
-        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        end_job(srv, msg);
         return;
     }
     if (srv->bytes + srv->gather_bytes + val->len > SHOAL_STORE_MAX_TOTAL) {
@@ -769,7 +815,7 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         } else if (p->state == SHOAL_STORE_PEER_FINALIZED) {
             srv->finalized--;
             srv->departed++;
-        } else if (!srv->over) {
+        } else if (!srv->over && !srv->conf.launcher) {
             char msg[400], where[96];
             shoal_host_label(p->host ? p->host : "?", where, sizeof(where));
             snprintf(msg, sizeof(msg),
@@ -788,4 +834,54 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         p->next->prev = p->prev;
     srv->npeers--;
     peer_free(p);
+}
+
+/* The lowest rank whose peer waits in `kind`. */
+static int lowest_waiting(const shoal_store_server_t *srv, int kind)
+{
+    for (int r = 0; r < srv->npes; r++)
+        if (srv->by_rank[r] != NULL && srv->by_rank[r]->waiting == kind)
+            return r;
+    return -1;
+}
+
+int shoal_store_server_waits_for(const shoal_store_server_t *srv, int rank,
+                                 shoal_store_wait_t *wait_p)
+{
+    const shoal_store_peer_t *gone;
+    shoal_store_wait_t w = {.waiter = -1, .key = ""};
+
+    if (rank < 0 || rank >= srv->npes || srv->by_rank == NULL || srv->over)
+        return 0;
+    gone = srv->by_rank[rank];
+    if (!srv->started) {
+        /* Everyone who joined waits for WELCOME, which needs every rank. */
+        if (gone != NULL || srv->joined == 0)
+            return 0;
+        for (int r = 0; r < srv->npes && w.waiter < 0; r++)
+            if (srv->by_rank[r] != NULL)
+                w.waiter = r;
+        w.kind = SHOAL_STORE_MSG_HELLO;
+    } else if (srv->in_barrier > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_BARRIER)) {
+        w.kind = SHOAL_STORE_MSG_BARRIER;
+        w.waiter = lowest_waiting(srv, w.kind);
+    } else if (srv->in_gather > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_ALLGATHER)) {
+        w.kind = SHOAL_STORE_MSG_ALLGATHER;
+        w.waiter = lowest_waiting(srv, w.kind);
+        w.key = srv->gather_key;
+    } else if (srv->waiting_gets > 0) {
+        /* A waiting GET's key does not exist yet (a PUT answers it at once). */
+        for (int r = 0; r < srv->npes && w.waiter < 0; r++) {
+            const shoal_store_peer_t *q = srv->by_rank[r];
+            if (q != NULL && q->waiting == SHOAL_STORE_MSG_GET && q->get_pe == (uint32_t)rank) {
+                w.waiter = r;
+                w.key = q->get_key;
+            }
+        }
+        w.kind = SHOAL_STORE_MSG_GET;
+    }
+    if (w.waiter < 0)
+        return 0;
+    *wait_p = w;
+    return 1;
 }
