@@ -11,9 +11,8 @@
  * writable, so one PE that stops reading never stalls the launcher.
  *
  * Once a PE has exited, PEs waiting for a barrier or allgather it will never
- * join, for a key it never published, or for it to join the job would wait
- * forever: the logic says who waits for whom, and the job is ended with a
- * message that says so.
+ * join, or for a key it never published, would wait forever: the logic says who waits for whom, and
+ * the job is ended with a message that says so.
  */
 #include <errno.h>
 #include <signal.h>
@@ -225,17 +224,11 @@ static bool stuck(sr_job_t *job, bool end)
                        "(pid %ld) has exited; ending the job",
                        w.waiter, g, (long)gone->pid);
             break;
-        case SHOAL_STORE_MSG_GET:
+        default: /* SHOAL_STORE_MSG_GET */
             sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
                        "PE %d waits for key '%s' of PE %d (pid %ld), which exited without "
                        "publishing it; ending the job",
                        w.waiter, w.key, g, (long)gone->pid);
-            break;
-        default: /* SHOAL_STORE_MSG_HELLO */
-            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                       "PE %d waits in shmem_init for PE %d (pid %ld) to join the job, but it "
-                       "has exited; ending the job",
-                       w.waiter, g, (long)gone->pid);
             break;
         }
         return true;

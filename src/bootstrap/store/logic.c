@@ -123,6 +123,8 @@ shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
         free(srv);
         return SHOAL_ERR_NOMEM;
     }
+    /* A launcher started every PE of the job on its host: the job is there. */
+    srv->started = conf->launcher;
     if (conf->npes > 0) {
         srv->npes = conf->npes;
         srv->by_rank = calloc((size_t)conf->npes, sizeof(*srv->by_rank));
@@ -424,7 +426,7 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
         send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_TAKEN, reason);
         return SHOAL_OK;
     }
-    if (srv->started) {
+    if (srv->started && !srv->conf.launcher) {
         snprintf(reason, sizeof(reason),
                  "rank %d already ran in this job and has exited; a job cannot take new PEs", rank);
         send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER, reason);
@@ -443,8 +445,16 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
     srv->joined++;
     SHOAL_DEBUG("config store at %s: PE %d joined from %s (%d of %d)", srv->conf.where, rank,
                 p->addr, srv->joined, srv->npes);
-    if (srv->joined == srv->npes)
+    if (srv->conf.launcher) {
+        /* Every PE is on the launcher's host; nothing to wait for. */
+        shoal_store_msg_t w = {.type = SHOAL_STORE_MSG_WELCOME};
+        w.u.welcome.local_rank = (uint32_t)rank;
+        w.u.welcome.local_npes = (uint32_t)srv->npes;
+        w.u.welcome.job_id = shoal_store_span(srv->conf.job_id, strlen(srv->conf.job_id));
+        send_msg(p, &w);
+    } else if (srv->joined == srv->npes) {
         start_job(srv);
+    }
     return SHOAL_OK;
 }
 
@@ -851,18 +861,10 @@ int shoal_store_server_waits_for(const shoal_store_server_t *srv, int rank,
     const shoal_store_peer_t *gone;
     shoal_store_wait_t w = {.waiter = -1, .key = ""};
 
-    if (rank < 0 || rank >= srv->npes || srv->by_rank == NULL || srv->over)
-        return 0;
+    if (rank < 0 || rank >= srv->npes || srv->by_rank == NULL || srv->over || !srv->started)
+        return 0; /* (before the start, only the join timeout ends a config-store job) */
     gone = srv->by_rank[rank];
-    if (!srv->started) {
-        /* Everyone who joined waits for WELCOME, which needs every rank. */
-        if (gone != NULL || srv->joined == 0)
-            return 0;
-        for (int r = 0; r < srv->npes && w.waiter < 0; r++)
-            if (srv->by_rank[r] != NULL)
-                w.waiter = r;
-        w.kind = SHOAL_STORE_MSG_HELLO;
-    } else if (srv->in_barrier > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_BARRIER)) {
+    if (srv->in_barrier > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_BARRIER)) {
         w.kind = SHOAL_STORE_MSG_BARRIER;
         w.waiter = lowest_waiting(srv, w.kind);
     } else if (srv->in_gather > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_ALLGATHER)) {

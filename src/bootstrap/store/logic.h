@@ -13,7 +13,10 @@
  * rank it gave that PE (a PE cannot claim another rank on it), it sees PEs
  * exit and asks who waits for them (shoal_store_server_waits_for), and it
  * ends the job; the logic then never sends ABORT, only records the first
- * end of the job (shoal_store_server_ended), and has no join timeout.
+ * end of the job (shoal_store_server_ended). The launcher started every PE
+ * on its host, so the job has started from the beginning: a HELLO is
+ * answered at once, with the local rank equal to the rank, without waiting
+ * for the other PEs (no join round, no join timeout).
  */
 #ifndef SHOAL_BOOTSTRAP_STORE_LOGIC_H
 #define SHOAL_BOOTSTRAP_STORE_LOGIC_H
@@ -103,13 +106,13 @@ int shoal_store_server_ended(const shoal_store_server_t *srv, int *status_p, uin
 /* What a PE waits for. */
 typedef struct {
     int waiter;      /* the lowest such rank */
-    int kind;        /* SHOAL_STORE_MSG_HELLO (the start of the job), GET, BARRIER, ALLGATHER */
+    int kind;        /* SHOAL_STORE_MSG_GET, _BARRIER or _ALLGATHER */
     const char *key; /* GET's key, the allgather's key; "" otherwise */
 } shoal_store_wait_t;
 /* For a launcher that saw PE `rank` exit: 1 (and *wait_p) when a PE waits
- * for something that cannot happen without `rank` -- its joining the job, a
- * barrier or allgather it has not entered, a key of it not yet published --
- * so the job would hang; 0 otherwise. */
+ * for something that cannot happen without `rank` -- a barrier or allgather
+ * it has not entered, a key of it not yet published -- so the job would
+ * hang; 0 otherwise. */
 int shoal_store_server_waits_for(const shoal_store_server_t *srv, int rank,
                                  shoal_store_wait_t *wait_p);
 
