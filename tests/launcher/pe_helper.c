@@ -376,6 +376,16 @@ int main(int argc, char **argv)
         finalize();
         return 0;
     }
+    if (strcmp(mode, "claim") == 0) {
+        /* PE 1 claims rank 0 on its own socketpair: shoalrun must refuse it. */
+        bool claims = atoi(getenv("SHOAL_RANK")) == 1;
+        if (claims)
+            setenv("SHOAL_RANK", "0", 1);
+        init(); /* PE 1 fails here (exit 10) */
+        if (claims)
+            fail("PE 1 was accepted as PE %d", bs.rank);
+        others_wait(-1, false); /* the others wait for PE 1, which never comes */
+    }
     if (strcmp(mode, "stuck") == 0) {
         /* PE 1 leaves properly while the others wait in a barrier for it. */
         init();

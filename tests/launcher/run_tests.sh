@@ -321,6 +321,14 @@ request-count) # requests per PE stay O(1): allgathers, not npes gets each
     expect_line "$TMP/err" "shoal\[.*\] INFO\(bootstrap\): config store at shoalrun: served $total requests from $NP PEs \([0-9.]+ per PE, at most 7 from one\): put 1, get $((NP - 1)), allgather $((3 * NP)), barrier $NP, event $((2 * NP))"
     expect_no_leftovers
     ;;
+claim-rank)
+    # A PE cannot take another PE's rank on its own socketpair.
+    run -n "$NP" "$HELPER" claim "$MARK"
+    expect_rc 10
+    expect_line "$TMP/err" "shoal\[.*\] ERROR: the config store at shoalrun refused this PE \(rank 0 of $NP\): this PE says it is rank 0, but the launcher started it as PE 1 \(SHOAL_RANK=1\); a PE cannot claim another PE's rank"
+    expect_line "$TMP/err" "shoalrun: PE 1 \(pid [0-9]+\) exited with status 10; ending the job"
+    expect_no_leftovers
+    ;;
 stuck-allgather)
     run -n "$NP" "$HELPER" stuck-allgather "$MARK"
     expect_rc 1

@@ -142,6 +142,11 @@ static void handle_input(sr_job_t *job, sr_pe_t *pe)
     on_store_end(job);
     if (job->nexited > 0)
         sr_server_check_stuck(job); /* it may now wait for a PE that has exited */
+    /* Replies (to this PE, or to all when a barrier or allgather completed)
+     * go out now rather than after another round of poll(). */
+    for (int r = 0; r < job->npes; r++)
+        if (job->pes[r].peer != NULL && shoal_store_buf_unread(&job->pes[r].peer->out) > 0)
+            sr_server_write(job, &job->pes[r]);
 }
 
 void sr_server_read(sr_job_t *job, sr_pe_t *pe)
