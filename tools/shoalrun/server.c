@@ -216,26 +216,18 @@ static bool stuck(sr_job_t *job, bool end)
             sr_job_end_by_pe(job, gone);
             return true;
         }
-        switch (w.kind) {
-        case SHOAL_STORE_MSG_BARRIER:
-            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                       "PE %d waits in a barrier that cannot complete: PE %d (pid %ld) has "
-                       "exited; ending the job",
-                       w.waiter, g, (long)gone->pid);
-            break;
-        case SHOAL_STORE_MSG_ALLGATHER:
-            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
-                       "PE %d waits in a bootstrap allgather that cannot complete: PE %d "
-                       "(pid %ld) has exited; ending the job",
-                       w.waiter, g, (long)gone->pid);
-            break;
-        default: /* SHOAL_STORE_MSG_GET */
+        if (w.kind == SHOAL_STORE_MSG_GET)
             sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
                        "PE %d waits for key '%s' of PE %d (pid %ld), which exited without "
                        "publishing it; ending the job",
                        w.waiter, w.key, g, (long)gone->pid);
-            break;
-        }
+        else
+            sr_job_end(job, 1, SIGTERM, SR_FAILURE_GRACE_S,
+                       "PE %d waits in %s that cannot complete: PE %d (pid %ld) has exited; "
+                       "ending the job",
+                       w.waiter,
+                       w.kind == SHOAL_STORE_MSG_BARRIER ? "a barrier" : "a bootstrap allgather", g,
+                       (long)gone->pid);
         return true;
     }
     return false;
