@@ -4,7 +4,8 @@
  * of a socketpair (SHOAL_LAUNCHER_FD) and its rank (SHOAL_RANK of
  * SHOAL_NPES); the PE speaks the store's protocol over it through the store
  * client (bootstrap/store/client.c). This file only checks what shoalrun
- * handed down and passes it on. shoalrun binds each socketpair to the rank
+ * handed down (read with the other settings, util/env_table.h) and passes
+ * it on. shoalrun binds each socketpair to the rank
  * it gave, so a PE cannot claim another's rank.
  *
  * The socket is the PE's lifeline: if shoalrun is gone, nothing the PE could
@@ -19,12 +20,12 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/store/store.h"
+#include "util/env.h"
 #include "util/log.h"
 
-/* Reads a non-negative decimal environment variable set by shoalrun. */
-static shoal_status_t env_int(const char *name, int *value_p)
+/* A non-negative decimal set by shoalrun (a row of util/env_table.h). */
+static shoal_status_t env_int(const char *name, const char *text, int *value_p)
 {
-    const char *text = getenv(name);
     char *end;
     long v;
 
@@ -44,10 +45,11 @@ shoal_status_t shoal_bootstrap_launcher_init(shoal_bootstrap_t *bs)
 {
     int fd, rank, npes;
 
-    if (getenv("SHOAL_LAUNCHER_FD") == NULL)
+    if (!shoal_env.set.launcher_fd)
         return SHOAL_ERR_NOT_FOUND;
-    if (env_int("SHOAL_LAUNCHER_FD", &fd) != SHOAL_OK || env_int("SHOAL_RANK", &rank) != SHOAL_OK ||
-        env_int("SHOAL_NPES", &npes) != SHOAL_OK)
+    if (env_int("SHOAL_LAUNCHER_FD", shoal_env.launcher_fd, &fd) != SHOAL_OK ||
+        env_int("SHOAL_RANK", shoal_env.rank, &rank) != SHOAL_OK ||
+        env_int("SHOAL_NPES", shoal_env.npes, &npes) != SHOAL_OK)
         return SHOAL_ERR_INVALID;
     if (npes < 1 || rank >= npes) {
         SHOAL_ERROR("inconsistent job from shoalrun: SHOAL_RANK=%d SHOAL_NPES=%d", rank, npes);

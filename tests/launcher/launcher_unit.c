@@ -18,6 +18,7 @@
 
 #include "bootstrap/bootstrap.h"
 #include "bootstrap/store/proto.h"
+#include "util/env.h"
 
 static int failures;
 
@@ -138,6 +139,13 @@ static void expect_hello_welcome(int fd, shoal_store_buf_t *frame)
     send_reply_slowly(fd, &w);
 }
 
+/* As the library does: the settings are read, then the bootstrap starts. */
+static shoal_status_t launcher_init(shoal_bootstrap_t *bs)
+{
+    shoal_env_load(&shoal_env);
+    return shoal_bootstrap_launcher_init(bs);
+}
+
 static void set_job_env(int fd)
 {
     char text[16];
@@ -155,25 +163,25 @@ static void test_environment_errors(void)
     shoal_bootstrap_t bs;
 
     unsetenv("SHOAL_LAUNCHER_FD");
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_NOT_FOUND,
+    CHECK(launcher_init(&bs) == SHOAL_ERR_NOT_FOUND,
           "no SHOAL_LAUNCHER_FD must mean 'not found' so the next bootstrap is tried");
 
     set_job_env(987); /* not open */
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a closed fd is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a closed fd is an error");
 
     int fd = open("/dev/null", O_RDONLY);
     set_job_env(fd); /* open, but not a socket */
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
-                                                                   "socket is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
+                                                   "socket is an error");
     close(fd);
 
     set_job_env(STDERR_FILENO);
     setenv("SHOAL_RANK", "x1", 1);
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a bad rank is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a bad rank is an error");
     setenv("SHOAL_RANK", "3", 1);
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "rank >= npes is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "rank >= npes is an error");
     unsetenv("SHOAL_NPES");
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "no job size is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "no job size is an error");
 }
 
 /* The child is a PE using the bootstrap; the parent is the launcher. */
@@ -193,7 +201,7 @@ static void test_conversation(void)
 
         close(sv[0]);
         set_job_env(sv[1]);
-        CHILD_CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_OK);
+        CHILD_CHECK(launcher_init(&bs) == SHOAL_OK);
         CHILD_CHECK(strcmp(bs.ops->name, "launcher") == 0);
         CHILD_CHECK(bs.ops->version == SHOAL_BOOTSTRAP_VERSION);
         CHILD_CHECK(bs.rank == 1 && bs.npes == 3 && bs.local_rank == 1 && bs.local_npes == 3);
@@ -273,7 +281,7 @@ static void test_launcher_gone(void)
         dup2(err[1], STDERR_FILENO);
         alarm(10); /* a hang would fail the test through SIGALRM */
         set_job_env(sv[1]);
-        CHILD_CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_OK);
+        CHILD_CHECK(launcher_init(&bs) == SHOAL_OK);
         shoal_bootstrap_get(&bs, 0, "never", buf, sizeof(buf), &len);
         _exit(98); /* must not return */
     }

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
+#include "util/env.h"
 
 #define FAIL 10
 
@@ -49,6 +50,7 @@ static void check_ok(shoal_status_t status, const char *what)
 
 static void init(void)
 {
+    check_ok(shoal_env_load(&shoal_env), "shoal_env_load");
     check_ok(shoal_bootstrap_launcher_init(&bs), "shoal_bootstrap_launcher_init");
     if (strcmp(bs.ops->name, "launcher") != 0 || bs.ops->version != SHOAL_BOOTSTRAP_VERSION)
         fail("ops table is '%s' version %u", bs.ops->name, bs.ops->version);

@@ -32,6 +32,7 @@
 
 #include "bootstrap/launcher_report.h"
 #include "shoalrun.h"
+#include "util/env.h"
 #include "util/log.h"
 
 /* What a pollfd in the loop belongs to. */
@@ -324,13 +325,15 @@ int main(int argc, char **argv)
     sigset_t handled;
     int sigfd, status;
 
+    /* shoalrun's own rows of the settings table (the PEs read all of them). */
+    static const char *const settings[] = {"SHOAL_LOG_LEVEL", "SHOAL_TIMEOUT", NULL};
+    if (shoal_env_load_only(&shoal_env, settings) != SHOAL_OK)
+        return 2;
+    shoal_log_level = (int)shoal_env.log_level; /* the store's messages and request counter */
     status = sr_options_parse(&opts, argc, argv);
     if (status != 0)
         return status > 0 ? 0 : 2;
     open_standard_fds();
-    const char *level = getenv("SHOAL_LOG_LEVEL");
-    if (level != NULL && *level != '\0')
-        shoal_log_level = atoi(level); /* the store's messages and its request counter */
 
     /* Writes to a PE or to our reader that went away fail with EPIPE instead
      * of killing us; reading a terminal in the background gives EIO. */
