@@ -258,7 +258,9 @@ static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_REFUSE};
     m.u.refuse.code = code;
     m.u.refuse.reason = shoal_store_span(reason, strlen(reason));
-    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT) /* that one is logged once, for all */
+    /* The join timeout is logged once, for all; under a launcher the PE
+     * says it was refused, and why, itself. */
+    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT && !srv->conf.launcher)
         SHOAL_WARN("config store at %s: refused a PE connecting from %s: %s", srv->conf.where,
                    p->addr, reason);
     send_msg(p, &m);
@@ -376,6 +378,8 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
                    srv->conf.where, p->addr);
         return SHOAL_ERR_INVALID;
     }
+    if (srv->over && srv->conf.launcher)
+        return SHOAL_OK; /* the launcher is ending every PE; no answer needed */
     if (srv->over) {
         send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER,
                     "the job this store served has already ended or failed");
