@@ -111,7 +111,10 @@ static void kv_grow(shoal_store_server_t *srv)
 shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
                                          shoal_store_server_t **srv_p)
 {
-    shoal_store_server_t *srv = calloc(1, sizeof(*srv));
+    shoal_store_server_t *srv;
+    if (conf->launcher && conf->npes <= 0)
+        return SHOAL_ERR_INVALID; /* a launcher knows the job size */
+    srv = calloc(1, sizeof(*srv));
     if (srv == NULL)
         return SHOAL_ERR_NOMEM;
     srv->conf = *conf;
