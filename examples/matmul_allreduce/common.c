@@ -219,7 +219,7 @@ void mm_report(const char *fused_name, const mm_args_t *args, int npes, const mm
 {
     double f = mm_median(fused->total, args->reps), u = mm_median(unfused->total, args->reps);
     printf("matmul_allreduce: %d PEs, C %d x %d, K %d, tile %d (%d tiles), depth %d, median of "
-           "%d reps (slowest PE each; tail: after the PE's last tile):\n",
+           "%d reps (slowest PE each; tail: after the last PE's last tile):\n",
            npes, args->m, args->n, args->k, args->tile, mm_tiles(args), args->depth, args->reps);
     printf("  fused (%s): %9.3f ms, tail %8.3f ms\n", fused_name, 1e3 * f,
            1e3 * mm_median(fused->tail, args->reps));

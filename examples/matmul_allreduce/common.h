@@ -60,9 +60,9 @@ int mm_check(const char *variant, const mm_args_t *args, const double *tiles, in
 /* Seconds on a monotonic clock. */
 double mm_now(void);
 
-/* One variant's times, seconds per rep, each already the maximum over PEs:
- * the whole run, and its tail (from the end of a PE's last tile computation
- * to the end: what the overlap did not hide). */
+/* One variant's times, seconds per rep: the whole run (the slowest PE), and
+ * its tail, from the end of the last PE's last tile computation to the end
+ * (the communication that the overlap did not hide). */
 typedef struct {
     double *total, *tail;
 } mm_times_t;

@@ -143,19 +143,23 @@ static void mm_wait_credit(mm_host_t *s, int owner, uint64_t need)
     s->status[credit] = 1;
 }
 
-static void mm_fused(mm_host_t *s)
+/* Clears the sums, the signals and the counts before a fused run; the
+ * barrier that starts the run orders this before any PE's first signal. */
+static void mm_fused_reset(mm_host_t *s)
 {
-    int me = s->me, npes = s->npes;
-    size_t bytes = s->tt * sizeof(double);
-    memset(s->owned, 0, (size_t)s->per_owner * bytes);
-    memset(s->flags, 0, (s->credits + (size_t)npes) * sizeof(uint64_t));
-    for (int pe = 0; pe < npes; pe++) {
+    memset(s->owned, 0, (size_t)s->per_owner * s->tt * sizeof(double));
+    memset(s->flags, 0, (s->credits + (size_t)s->npes) * sizeof(uint64_t));
+    for (int pe = 0; pe < s->npes; pe++) {
         s->received[pe] = s->sent[pe] = 0;
         s->status[s->credits + (size_t)pe] = 1;
         mm_watch_next(s, pe);
     }
-    shmem_barrier_all(); /* every PE has cleared its flags before anyone signals */
+}
 
+static void mm_fused(mm_host_t *s)
+{
+    int me = s->me, npes = s->npes;
+    size_t bytes = s->tt * sizeof(double);
     for (int i = 0; i < s->tiles; i++) {
         int t = (i + me) % s->tiles, owner = t % npes;
         double *tile = s->cpe + (size_t)t * s->tt;
@@ -188,28 +192,30 @@ static void mm_fused(mm_host_t *s)
 
 static void mm_unfused(mm_host_t *s)
 {
-    shmem_barrier_all();
     for (int t = 0; t < s->tiles; t++)
         mm_tile_compute(s, t, s->cpe + (size_t)t * s->tt);
     s->computed_at = mm_now();
     shmem_double_sum_reduce(SHMEM_TEAM_WORLD, s->reduced, s->cpe, (size_t)s->tiles * s->tt);
 }
 
-/* Runs one variant on every PE; stores the slowest PE's total and tail in
- * times (when rep >= 0). */
+/* Runs one variant on every PE; when rep >= 0, stores its time (the slowest
+ * PE's) and its tail: the time from the end of the last PE's last tile to the
+ * end, which is the smallest of the PEs' own tails (durations only, so the
+ * clocks of different hosts need not agree). */
 static void mm_timed(mm_host_t *s, void (*variant)(mm_host_t *), mm_times_t *times, int rep)
 {
-    static double t_me[2], t_max[2];
+    static double total, tail, total_max, tail_min;
     shmem_barrier_all();
     double t0 = mm_now();
     variant(s);
     shmem_barrier_all();
     double t1 = mm_now();
-    t_me[0] = t1 - t0;
-    t_me[1] = t1 - s->computed_at;
-    shmem_double_max_reduce(SHMEM_TEAM_WORLD, t_max, t_me, 2);
+    total = t1 - t0;
+    tail = t1 - s->computed_at;
+    shmem_double_max_reduce(SHMEM_TEAM_WORLD, &total_max, &total, 1);
+    shmem_double_min_reduce(SHMEM_TEAM_WORLD, &tail_min, &tail, 1);
     if (rep >= 0)
-        times->total[rep] = t_max[0], times->tail[rep] = t_max[1];
+        times->total[rep] = total_max, times->tail[rep] = tail_min;
 }
 
 static int mm_setup(mm_host_t *s)
@@ -278,6 +284,7 @@ int main(int argc, char **argv)
      * Every PE checks the whole C after every rep, and all stop together at
      * the first rep where any PE found a wrong value. */
     for (int rep = -1; rep < s.args.reps && ok_all; rep++) {
+        mm_fused_reset(&s);
         mm_timed(&s, mm_fused, &fused, rep);
         mm_timed(&s, mm_unfused, &unfused, rep);
         ok_me = mm_check("fused", &s.args, s.gathered, s.npes, s.per_owner, ref, s.me, s.npes) &&
