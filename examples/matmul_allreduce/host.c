@@ -14,8 +14,9 @@
  * to (seq + 1) << 32 | (tile + 1), seq counting the sender's tiles to that
  * owner. Before reusing a slot the sender needs a credit: the owner adds 1 to
  * the sender's flags[npes*D + owner] each time it has reduced one of that
- * sender's tiles. When every PE has
- * reduced its own tiles, shmem_fcollectmem gives every PE the whole C.
+ * sender's tiles. When every PE has reduced its own tiles, shmem_fcollectmem
+ * gives every PE the whole C (each owner's tiles are one block, so tile t is
+ * block t % npes, entry t / npes).
  *
  * Why interleaving and not a second thread. On one host a put is a CPU copy
  * and a reduce is CPU additions, so a communication thread only overlaps
@@ -28,17 +29,20 @@
  * waiting for each other's credits cannot deadlock). The overlap is real in
  * that no PE waits for all tiles before reducing: owners reduce while others
  * still compute, and across hosts the nbi puts travel while the next tile
- * computes. This is the loop a fused GPU kernel runs (compute a tile,
- * publish it, consume what arrived), with threads blocks instead of steps.
+ * computes; the report's "tail" (the time after the last PE's last tile)
+ * shows what was left. This is the loop a fused GPU kernel runs (compute a
+ * tile, publish it, consume what arrived), with thread blocks instead of
+ * steps.
  *
  * The unfused baseline, measured in the same run: compute every tile, then
  * shmem_double_sum_reduce on SHMEM_TEAM_WORLD. Both produce C as tiles and
  * are checked exactly against common.c's plain computation on every PE after
- * every rep; a wrong value names the variant, the PE, the tile and its owner
- * and the job exits non-zero.
+ * every rep (integer-valued doubles, so the comparison is exact); a wrong
+ * value names the variant, the PE, the tile and its owner, and the job exits
+ * non-zero.
  *
  *   shoalcc -O2 host.c common.c -o matmul_allreduce
- *   shoalrun -n 4 ./matmul_allreduce [-m 512 -n 512 -k 512 -t 64 -r 5]
+ *   shoalrun -n 4 ./matmul_allreduce [-m 512 -n 512 -k 512 -t 64 -d 2 -r 5]
  */
 #include <shmem.h>
 #include <stdint.h>
