@@ -262,6 +262,24 @@ static int mm_setup(mm_host_t *s)
     return 0;
 }
 
+/* Frees what mm_setup allocated (all of it, or the part it got); collective,
+ * like shmem_free. */
+static void mm_teardown(mm_host_t *s)
+{
+    shmem_free(s->flags);
+    shmem_free(s->gathered);
+    shmem_free(s->owned);
+    shmem_free(s->ws);
+    shmem_free(s->reduced);
+    shmem_free(s->cpe);
+    free(s->sent);
+    free(s->received);
+    free(s->cmp);
+    free(s->status);
+    free(s->b);
+    free(s->a);
+}
+
 int main(int argc, char **argv)
 {
     shmem_init();
@@ -274,6 +292,7 @@ int main(int argc, char **argv)
     ok_me = mm_setup(&s) == 0;
     shmem_int_min_reduce(SHMEM_TEAM_WORLD, &ok_all, &ok_me, 1);
     if (!ok_all) {
+        mm_teardown(&s);
         shmem_finalize();
         return 1;
     }
@@ -304,6 +323,7 @@ int main(int argc, char **argv)
     }
     free(times);
     free(ref);
+    mm_teardown(&s);
     shmem_finalize();
     return ok_all ? 0 : 1;
 }
