@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of the store's fuzz target (corpus/store_decode).
 
-Each seed is a script for fuzz/store_decode.c: byte 0 is the job size, then
-records [op][len][bytes] (op & 3: connection, op >> 2: 0 feed, 1 close,
-2 let time pass, 3 reopen). The seeds walk a whole job (join, put/get,
-barrier, events, abort, a PE that dies, the join timeout) and a few broken
-frames, so the fuzzer starts from every state of the store.
+Each seed is a script for fuzz/store_decode.c: byte 0 is the mode and the job
+size (bit 7: launcher mode as under shoalrun, job size 1 + byte % 4; else the
+config store, job size byte % 5), then records [op][len][bytes] (op & 3:
+connection, op >> 2: 0 feed, 1 close, 2 let time pass, 3 reopen). The seeds
+walk a whole job (join, put/get, barrier, events, abort, a PE that dies, the
+join timeout), the same under shoalrun (connection k bound to rank k: a PE
+claiming another rank, PEs that leave, waits for a PE that is gone), and a few
+broken frames, so the fuzzer starts from every state of the store.
 Run it again after changing the protocol: python3 fuzz/make_seeds.py
 """
 import os
@@ -76,6 +79,11 @@ def job(npes):
     return b"".join(feed(r, hello(r, npes, b"host%d" % (r % 2))) for r in range(npes))
 
 
+def launcher(npes):
+    """Byte 0 of a launcher-mode script (npes from 1 to 4)."""
+    return bytes([0x80 | (npes - 1)])
+
+
 seeds = {
     "join4": bytes([4]) + job(4),
     "join_from_first_hello": bytes([0]) + job(3),
@@ -106,6 +114,23 @@ seeds = {
     "allgather_then_barrier": bytes([2]) + job(2) + feed(0, allgather(b"ag", b"x") + frame(BARRIER)),
     "gathered_from_client": bytes([1]) + job(1) + feed(0, frame(GATHERED, struct.pack(">I", 1) + b32(b"v"))),
     "single_frame_gathered": frame(GATHERED, struct.pack(">I", 2) + b32(b"ab") + b32(b"")),
+    # Under shoalrun (launcher mode).
+    "launcher_job": launcher(3) + job(3) + feed(0, put(b"k", b"v")) + feed(2, get(0, b"k"))
+    + b"".join(feed(r, allgather(b"seg", b"s" * r)) for r in range(3))
+    + b"".join(feed(r, frame(BARRIER)) for r in range(3))
+    + b"".join(feed(r, event(1) + event(2)) for r in range(3)) + close(0) + close(1) + close(2),
+    "launcher_claims_other_rank": launcher(2) + feed(1, hello(0, 2)) + feed(0, hello(0, 2)),
+    "launcher_leaves_early": launcher(3) + job(3) + feed(0, event(1)) + close(1)
+    + feed(0, frame(BARRIER)) + feed(2, get(1, b"never")),
+    "launcher_never_joins": launcher(3) + feed(0, hello(0, 3)) + feed(0, allgather(b"ag", b"x"))
+    + close(2),
+    "launcher_abort": launcher(2) + job(2) + feed(1, abort(5, 1, b"bye")) + feed(0, frame(BARRIER)),
+    "launcher_allgather_mismatch": launcher(2) + job(2) + feed(0, allgather(b"first", b"1"))
+    + feed(1, allgather(b"second", b"2")),
+    "launcher_finalized_then_barrier": launcher(2) + job(2) + feed(1, event(1) + event(2)) + close(1)
+    + feed(0, frame(BARRIER)) + reopen(1) + feed(1, hello(1, 2)),
+    "launcher_bad_frame": launcher(1) + job(1) + feed(0, frame(77)),
+    "launcher_wait_time": launcher(2) + feed(0, hello(0, 2)) + wait(200),
 }
 
 here = os.path.dirname(os.path.abspath(__file__))

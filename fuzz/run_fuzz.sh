@@ -27,7 +27,7 @@ mkdir -p "$work/corpus"
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -D_GNU_SOURCE -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED \
     -I"$root/src" -I"$root/include" \
-    "$here/store_decode.c" "$here/log_stub.c" $(ls "$root"/src/bootstrap/store*.c) \
+    "$here/store_decode.c" "$here/log_stub.c" $(ls "$root"/src/bootstrap/store/*.c) \
     "$root/src/util/env.c" "$root/src/util/host.c" "$root/src/util/status.c" \
     -lssl -lcrypto -lpthread -o "$work/store_decode" || {
     echo "run_fuzz: cannot build the fuzz target (is libclang-rt-14-dev installed?)"

@@ -3,7 +3,7 @@
  * shmemx_init_attr, shmemx_get_uniqueid, shmemx_set_attr_uniqueid_args and
  * shmemx_set_conf_store_tls. Each checks its arguments, says what is wrong
  * in one line, and hands the settings to the store bootstrap
- * (bootstrap/store.h) and the core (core/init.h).
+ * (bootstrap/store/store.h) and the core (core/init.h).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -12,7 +12,7 @@
 #include <shmemx.h>
 
 #include "api/api.h"
-#include "bootstrap/store.h"
+#include "bootstrap/store/store.h"
 #include "core/init.h"
 #include "core/state.h"
 #include "util/log.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/store.h"
+#include "bootstrap/store/store.h"
 #include "util/log.h"
 
 shoal_status_t shoal_bootstrap_init(shoal_bootstrap_t *bs)

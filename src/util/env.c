@@ -94,11 +94,27 @@ static const char *const type_help[] = {
     [0] = "a byte count with an optional k, m, g or t suffix, e.g. 512m",
 };
 
+/* Whether `var` is among `names` (NULL: all are). */
+static int env_named(const char *const *names, const char *var)
+{
+    if (names == NULL)
+        return 1;
+    for (; *names != NULL; names++)
+        if (strcmp(*names, var) == 0)
+            return 1;
+    return 0;
+}
+
 shoal_status_t shoal_env_load(shoal_env_t *env)
+{
+    return shoal_env_load_only(env, NULL);
+}
+
+shoal_status_t shoal_env_load_only(shoal_env_t *env, const char *const *names)
 {
     shoal_status_t status = SHOAL_OK;
 #define SHOAL_ENV_LOAD(var, type, field, def, doc)                                                 \
-    {                                                                                              \
+    if (env_named(names, #var)) {                                                                  \
         const char *value = getenv(#var);                                                          \
         parse_##type(def, &env->field);                                                            \
         env->set.field = value != NULL;                                                            \

@@ -32,6 +32,9 @@ extern shoal_env_t shoal_env;
 
 /* Reads every setting; on a malformed value logs which variable and why. */
 shoal_status_t shoal_env_load(shoal_env_t *env);
+/* The same for the variables named in `names` (NULL-terminated) only, for a
+ * tool that reads a few rows (shoalrun). */
+shoal_status_t shoal_env_load_only(shoal_env_t *env, const char *const *names);
 /* Prints the settings as "VAR = value" lines (markdown = 0) or the docs/env.md table. */
 void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown);
 /* Warns about each SHMEM_* or SHOAL_* variable in the environment that is not

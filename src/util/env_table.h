@@ -79,7 +79,25 @@
       "for its own PEs). With SHOAL_NPES it makes the PE join the job through the config "         \
       "store at SHOAL_STORE.")                                                                     \
     X(SHOAL_NPES, string, npes, "",                                                                \
-      "Number of PEs in the job, the same on every PE, for a start without shoalrun.")             \
+      "Number of PEs in the job, the same on every PE, for a start without shoalrun "              \
+      "(shoalrun sets it for its own PEs).")                                                       \
+    X(SHOAL_TIMEOUT, string, timeout, "",                                                          \
+      "shoalrun's time limit for a job when --timeout is not given: seconds, fractions "           \
+      "allowed; 0 or empty: no limit. When it passes, shoalrun asks the PEs for their hang "       \
+      "reports, then ends the job with status 124.")                                               \
+    X(SHOAL_LAUNCHER_FD, string, launcher_fd, "",                                                  \
+      "Set by shoalrun for each PE it starts: the PE's end of its socketpair to shoalrun, "        \
+      "over which it speaks the config store's protocol. Not for users to set.")                   \
+    X(SHOAL_LOCAL_RANK, string, local_rank, "",                                                    \
+      "Set by shoalrun for each PE, for the program's own use: its rank among the PEs of "         \
+      "this host (shoalrun runs every PE on its host, so SHOAL_RANK). Shoal does not read it.")    \
+    X(SHOAL_LOCAL_NPES, string, local_npes, "",                                                    \
+      "Set by shoalrun for each PE, for the program's own use: the number of PEs on this "         \
+      "host (SHOAL_NPES under shoalrun). Shoal does not read it.")                                 \
+    X(SHOAL_JOB_ID, string, job_id, "",                                                            \
+      "Set by shoalrun for each PE, for the program's own use: an id unique on this host for "     \
+      "the job's lifetime (<shoalrun's pid>-<8 hex digits>); the PEs learn the same id from "      \
+      "shoalrun's store. Shoal does not read it.")                                                 \
     X(SHOAL_STORE, string, store, "127.0.0.1:8666",                                                \
       "Config store address, host:port or [IPv6]:port (without a port, the default's port). "      \
       "The PE of rank 0 hosts the store there and every PE connects to it. For "                   \

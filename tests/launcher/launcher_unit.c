@@ -1,9 +1,10 @@
 /*
- * Unit test of the launcher bootstrap (src/bootstrap/launcher.c) against a
- * fake launcher written here: it checks the bytes on the wire, feeds replies
- * in small pieces, and plays a launcher that goes away in the middle of a
- * GET. Each check prints what it expected; the exit status is the number of
- * failed checks.
+ * Unit test of the launcher bootstrap (src/bootstrap/launcher.c, which hands
+ * the inherited socketpair to the store client) against a fake launcher
+ * written here with the store's codec: it checks the frames on the wire
+ * (HELLO with shoalrun's rank, no greeting), feeds replies in small pieces,
+ * and plays a launcher that goes away in the middle of a GET. Each check prints what it expected;
+ * the exit status is the number of failed checks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,8 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/launcher_proto.h"
+#include "bootstrap/store/proto.h"
+#include "util/env.h"
 
 static int failures;
 
@@ -53,35 +55,95 @@ static void read_full(int fd, void *buf, size_t len)
     }
 }
 
-/* Reads one message; key and value are NUL-terminated copies. */
-static shoal_launcher_msg_t read_msg(int fd, char *key, char *value, size_t value_cap)
+/* Reads one whole frame into `frame` and decodes it (its spans point into
+ * `frame`, valid until the next call). */
+static shoal_store_msg_t read_msg(int fd, shoal_store_buf_t *frame)
 {
-    shoal_launcher_msg_t h;
-    read_full(fd, &h, sizeof(h));
-    if (h.key_len > SHOAL_LAUNCHER_MAX_KEY || h.value_len >= value_cap) {
-        fprintf(stderr, "FAILED: message too long (key %u, value %u)\n", h.key_len, h.value_len);
+    shoal_store_msg_t m;
+    size_t len = 0;
+    const char *why = NULL;
+
+    frame->off = frame->len = 0;
+    if (shoal_store_buf_reserve(frame, SHOAL_STORE_FRAME_HEADER) != SHOAL_OK)
+        exit(1);
+    read_full(fd, frame->data, SHOAL_STORE_FRAME_HEADER);
+    frame->len = SHOAL_STORE_FRAME_HEADER;
+    for (;;) {
+        shoal_status_t st = shoal_store_frame_peek(frame->data, frame->len, &len, &why);
+        if (st == SHOAL_OK)
+            break;
+        if (st != SHOAL_ERR_NOT_FOUND) {
+            fprintf(stderr, "FAILED: the PE sent a bad frame header: %s\n", why);
+            exit(1);
+        }
+        /* The header announces the body: read all of it. */
+        size_t body = ((size_t)frame->data[0] << 24) | ((size_t)frame->data[1] << 16) |
+                      ((size_t)frame->data[2] << 8) | frame->data[3];
+        if (shoal_store_buf_reserve(frame, body) != SHOAL_OK)
+            exit(1);
+        read_full(fd, frame->data + frame->len, body);
+        frame->len += body;
+    }
+    if (shoal_store_decode(frame->data, len, &m, &why) != SHOAL_OK) {
+        fprintf(stderr, "FAILED: the PE sent a malformed frame: %s\n", why);
         exit(1);
     }
-    read_full(fd, key, h.key_len);
-    key[h.key_len] = '\0';
-    read_full(fd, value, h.value_len);
-    value[h.value_len] = '\0';
-    return h;
+    return m;
+}
+
+static int span_is(shoal_store_span_t s, const char *text)
+{
+    return s.len == strlen(text) && memcmp(s.ptr, text, s.len) == 0;
 }
 
 /* Sends a reply a few bytes at a time, so the PE must handle short reads. */
-static void send_reply_slowly(int fd, uint32_t type, const char *value, uint32_t len)
+static void send_reply_slowly(int fd, const shoal_store_msg_t *m)
 {
-    char buf[sizeof(shoal_launcher_msg_t) + 256];
-    shoal_launcher_msg_t h = {.type = type, .value_len = len};
-    memcpy(buf, &h, sizeof(h));
-    memcpy(buf + sizeof(h), value, len);
-    for (size_t off = 0; off < sizeof(h) + len; off += 3) {
-        size_t n = sizeof(h) + len - off < 3 ? sizeof(h) + len - off : 3;
-        if (write(fd, buf + off, n) != (ssize_t)n)
+    shoal_store_buf_t frame = {0};
+    if (shoal_store_encode(&frame, m) != SHOAL_OK)
+        exit(1);
+    for (size_t off = 0; off < frame.len; off += 3) {
+        size_t n = frame.len - off < 3 ? frame.len - off : 3;
+        if (write(fd, frame.data + off, n) != (ssize_t)n)
             exit(1);
         usleep(1000);
     }
+    shoal_store_buf_free(&frame);
+}
+
+static void send_empty_slowly(int fd, shoal_store_msg_type_t type)
+{
+    shoal_store_msg_t m = {.type = type};
+    send_reply_slowly(fd, &m);
+}
+
+static void send_value_slowly(int fd, const void *value, size_t len)
+{
+    shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_VALUE};
+    m.u.value.value = shoal_store_span(value, len);
+    send_reply_slowly(fd, &m);
+}
+
+/* The fake launcher's side of joining: HELLO from rank 1 of 3, WELCOME. */
+static void expect_hello_welcome(int fd, shoal_store_buf_t *frame)
+{
+    shoal_store_msg_t m = read_msg(fd, frame);
+    CHECK(m.type == SHOAL_STORE_MSG_HELLO && m.u.hello.rank == 1 && m.u.hello.npes == 3 &&
+              m.u.hello.pid > 0,
+          "HELLO rank 1 of 3, got %s rank %u npes %u", shoal_store_msg_name(m.type), m.u.hello.rank,
+          m.u.hello.npes);
+    shoal_store_msg_t w = {.type = SHOAL_STORE_MSG_WELCOME};
+    w.u.welcome.local_rank = 1;
+    w.u.welcome.local_npes = 3;
+    w.u.welcome.job_id = shoal_store_span("1234-0badf00d", 13);
+    send_reply_slowly(fd, &w);
+}
+
+/* As the library does: the settings are read, then the bootstrap starts. */
+static shoal_status_t launcher_init(shoal_bootstrap_t *bs)
+{
+    shoal_env_load(&shoal_env);
+    return shoal_bootstrap_launcher_init(bs);
 }
 
 static void set_job_env(int fd)
@@ -101,34 +163,32 @@ static void test_environment_errors(void)
     shoal_bootstrap_t bs;
 
     unsetenv("SHOAL_LAUNCHER_FD");
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_NOT_FOUND,
+    CHECK(launcher_init(&bs) == SHOAL_ERR_NOT_FOUND,
           "no SHOAL_LAUNCHER_FD must mean 'not found' so the next bootstrap is tried");
 
     set_job_env(987); /* not open */
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a closed fd is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a closed fd is an error");
 
     int fd = open("/dev/null", O_RDONLY);
     set_job_env(fd); /* open, but not a socket */
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
-                                                                   "socket is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a file that is not a "
+                                                   "socket is an error");
     close(fd);
 
     set_job_env(STDERR_FILENO);
     setenv("SHOAL_RANK", "x1", 1);
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "a bad rank is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "a bad rank is an error");
     setenv("SHOAL_RANK", "3", 1);
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "rank >= npes is an error");
-    setenv("SHOAL_RANK", "1", 1);
-    unsetenv("SHOAL_JOB_ID");
-    CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_ERR_INVALID, "no job id is an error");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "rank >= npes is an error");
+    unsetenv("SHOAL_NPES");
+    CHECK(launcher_init(&bs) == SHOAL_ERR_INVALID, "no job size is an error");
 }
 
 /* The child is a PE using the bootstrap; the parent is the launcher. */
 static void test_conversation(void)
 {
     int sv[2];
-    char key[SHOAL_LAUNCHER_MAX_KEY + 1], value[4096];
-    shoal_launcher_msg_t h;
+    shoal_store_buf_t frame = {0};
     int wstatus;
 
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
@@ -141,7 +201,7 @@ static void test_conversation(void)
 
         close(sv[0]);
         set_job_env(sv[1]);
-        CHILD_CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_OK);
+        CHILD_CHECK(launcher_init(&bs) == SHOAL_OK);
         CHILD_CHECK(strcmp(bs.ops->name, "launcher") == 0);
         CHILD_CHECK(bs.ops->version == SHOAL_BOOTSTRAP_VERSION);
         CHILD_CHECK(bs.rank == 1 && bs.npes == 3 && bs.local_rank == 1 && bs.local_npes == 3);
@@ -161,38 +221,42 @@ static void test_conversation(void)
     }
     close(sv[1]);
 
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_PUT && strcmp(key, "addr") == 0 &&
-              strcmp(value, "v4lue") == 0,
-          "PUT addr=v4lue, got type %u key '%s' value '%s'", h.type, key, value);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_GET && h.arg == 2 && strcmp(key, "peer") == 0 &&
-              h.value_len == 0,
-          "GET pe 2 'peer', got type %u arg %d key '%s'", h.type, h.arg, key);
-    send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_VALUE, "hello", 5);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_BARRIER && h.key_len == 0 && h.value_len == 0,
-          "BARRIER, got type %u", h.type);
-    send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_BARRIER_DONE, "", 0);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_EVENT && h.arg == SHOAL_BOOTSTRAP_EVENT_INITIALIZED,
-          "EVENT initialized, got type %u arg %d", h.type, h.arg);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_GET && h.arg == 0 && strcmp(key, "big") == 0,
-          "GET pe 0 'big', got type %u", h.type);
-    memset(value, 'b', 200);
-    send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_VALUE, value, 200);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_BARRIER, "BARRIER after the errors, got type %u", h.type);
-    send_reply_slowly(sv[0], SHOAL_LAUNCHER_MSG_BARRIER_DONE, "", 0);
-    h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_ABORT && h.arg == 7 && strcmp(value, "bye from PE 1") == 0,
-          "ABORT 7 'bye from PE 1', got type %u arg %d value '%s'", h.type, h.arg, value);
+    shoal_store_msg_t m;
+    expect_hello_welcome(sv[0], &frame);
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_PUT && span_is(m.u.put.key, "addr") &&
+              span_is(m.u.put.value, "v4lue"),
+          "PUT addr=v4lue, got %s", shoal_store_msg_name(m.type));
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_GET && m.u.get.pe == 2 && span_is(m.u.get.key, "peer"),
+          "GET pe 2 'peer', got %s pe %u", shoal_store_msg_name(m.type), m.u.get.pe);
+    send_value_slowly(sv[0], "hello", 5);
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_BARRIER, "BARRIER, got %s", shoal_store_msg_name(m.type));
+    send_empty_slowly(sv[0], SHOAL_STORE_MSG_BARRIER_DONE);
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_EVENT && m.u.event.event == SHOAL_BOOTSTRAP_EVENT_INITIALIZED,
+          "EVENT initialized, got %s", shoal_store_msg_name(m.type));
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_GET && m.u.get.pe == 0 && span_is(m.u.get.key, "big"),
+          "GET pe 0 'big', got %s", shoal_store_msg_name(m.type));
+    char big[200];
+    memset(big, 'b', sizeof(big));
+    send_value_slowly(sv[0], big, sizeof(big));
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_BARRIER, "BARRIER after the errors, got %s",
+          shoal_store_msg_name(m.type));
+    send_empty_slowly(sv[0], SHOAL_STORE_MSG_BARRIER_DONE);
+    m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_ABORT && m.u.abort.status == 7 && m.u.abort.origin == 1 &&
+              span_is(m.u.abort.message, "bye from PE 1"),
+          "ABORT 7 from PE 1 'bye from PE 1', got %s", shoal_store_msg_name(m.type));
 
     waitpid(pid, &wstatus, 0);
     CHECK(WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 7,
           "the PE exits with the abort status 7 (wstatus 0x%x)", wstatus);
     close(sv[0]);
+    shoal_store_buf_free(&frame);
 }
 
 /* The launcher closes the connection while the PE waits in GET: the PE must
@@ -200,7 +264,8 @@ static void test_conversation(void)
 static void test_launcher_gone(void)
 {
     int sv[2], err[2];
-    char key[SHOAL_LAUNCHER_MAX_KEY + 1], value[64], text[4096] = "";
+    char text[4096] = "";
+    shoal_store_buf_t frame = {0};
     int wstatus;
 
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 || pipe(err) != 0)
@@ -216,15 +281,17 @@ static void test_launcher_gone(void)
         dup2(err[1], STDERR_FILENO);
         alarm(10); /* a hang would fail the test through SIGALRM */
         set_job_env(sv[1]);
-        CHILD_CHECK(shoal_bootstrap_launcher_init(&bs) == SHOAL_OK);
+        CHILD_CHECK(launcher_init(&bs) == SHOAL_OK);
         shoal_bootstrap_get(&bs, 0, "never", buf, sizeof(buf), &len);
         _exit(98); /* must not return */
     }
     close(sv[1]);
     close(err[1]);
-    shoal_launcher_msg_t h = read_msg(sv[0], key, value, sizeof(value));
-    CHECK(h.type == SHOAL_LAUNCHER_MSG_GET, "GET first, got type %u", h.type);
+    expect_hello_welcome(sv[0], &frame);
+    shoal_store_msg_t m = read_msg(sv[0], &frame);
+    CHECK(m.type == SHOAL_STORE_MSG_GET, "GET first, got %s", shoal_store_msg_name(m.type));
     close(sv[0]);
+    shoal_store_buf_free(&frame);
 
     size_t len = 0;
     ssize_t n;

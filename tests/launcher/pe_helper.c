@@ -1,7 +1,8 @@
 /*
- * A PE for testing shoalrun alone: it speaks the launcher protocol through
- * the library's launcher bootstrap (src/bootstrap/launcher.c, compiled into
- * this program) without the rest of the library. The first argument picks a
+ * A PE for testing shoalrun alone: it speaks the store's protocol to
+ * shoalrun through the library's launcher bootstrap (src/bootstrap/launcher.c
+ * and the store client, compiled into this program) without the rest of the
+ * library. The first argument picks a
  * behaviour; run_tests.sh starts it under shoalrun and checks what happens.
  * Extra trailing arguments are ignored, so a test can add a unique marker to
  * find leftover processes with pgrep -f.
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
-#include "bootstrap/launcher_proto.h"
+#include "util/env.h"
 
 #define FAIL 10
 
@@ -49,6 +50,7 @@ static void check_ok(shoal_status_t status, const char *what)
 
 static void init(void)
 {
+    check_ok(shoal_env_load(&shoal_env), "shoal_env_load");
     check_ok(shoal_bootstrap_launcher_init(&bs), "shoal_bootstrap_launcher_init");
     if (strcmp(bs.ops->name, "launcher") != 0 || bs.ops->version != SHOAL_BOOTSTRAP_VERSION)
         fail("ops table is '%s' version %u", bs.ops->name, bs.ops->version);
@@ -376,6 +378,16 @@ int main(int argc, char **argv)
         finalize();
         return 0;
     }
+    if (strcmp(mode, "claim") == 0) {
+        /* PE 1 claims rank 0 on its own socketpair: shoalrun must refuse it. */
+        bool claims = atoi(getenv("SHOAL_RANK")) == 1;
+        if (claims)
+            setenv("SHOAL_RANK", "0", 1);
+        init(); /* PE 1 fails here (exit 10) */
+        if (claims)
+            fail("PE 1 was accepted as PE %d", bs.rank);
+        others_wait(-1, false); /* the others wait for PE 1, which never comes */
+    }
     if (strcmp(mode, "stuck") == 0) {
         /* PE 1 leaves properly while the others wait in a barrier for it. */
         init();
@@ -471,10 +483,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(mode, "garbage") == 0) {
-        /* Sends a message of an unknown type, as a broken PE would. */
-        shoal_launcher_msg_t h = {.type = 77};
+        /* Sends a frame of an unknown type (77, empty body), as a broken PE would. */
+        static const unsigned char h[8] = {0, 0, 0, 0, 0, 77, 0, 0};
         init();
-        if (write(atoi(getenv("SHOAL_LAUNCHER_FD")), &h, sizeof(h)) != (ssize_t)sizeof(h))
+        if (write(atoi(getenv("SHOAL_LAUNCHER_FD")), h, sizeof(h)) != (ssize_t)sizeof(h))
             fail("write: %s", strerror(errno));
         pause();
         return 0;

@@ -2,8 +2,8 @@
 # shellcheck disable=SC2016  # $SHOAL_* in single quotes are for the PEs' shells
 # Tests of shoalrun on its own. Usage: run_tests.sh SHOALRUN PE_HELPER CASE [NPES]
 #
-# Each case runs shoalrun (mostly with pe_helper, a PE that speaks the
-# launcher protocol) and checks exit status, messages, output and timing.
+# Each case runs shoalrun (mostly with pe_helper, a PE that uses the
+# launcher bootstrap alone) and checks exit status, messages, output and timing.
 set -u
 export LC_ALL=C
 
@@ -318,7 +318,15 @@ request-count) # requests per PE stay O(1): allgathers, not npes gets each
     SHOAL_LOG_LEVEL=2 run -n "$NP" "$HELPER" allgather "$MARK"
     expect_rc 0
     total=$((7 * NP))
-    expect_line "$TMP/err" "shoalrun: the bootstrap served $total requests from $NP PEs \([0-9.]+ per PE, at most 7 from one\): put 1, get $((NP - 1)), allgather $((3 * NP)), barrier $NP, event $((2 * NP))"
+    expect_line "$TMP/err" "shoal\[.*\] INFO\(bootstrap\): config store at shoalrun: served $total requests from $NP PEs \([0-9.]+ per PE, at most 7 from one\): put 1, get $((NP - 1)), allgather $((3 * NP)), barrier $NP, event $((2 * NP))"
+    expect_no_leftovers
+    ;;
+claim-rank)
+    # A PE cannot take another PE's rank on its own socketpair.
+    run -n "$NP" "$HELPER" claim "$MARK"
+    expect_rc 10
+    expect_line "$TMP/err" "shoal\[.*\] ERROR: the config store at shoalrun refused this PE \(rank 0 of $NP\): this PE says it is rank 0, but the launcher started it as PE 1 \(SHOAL_RANK=1\); a PE cannot claim another PE's rank"
+    expect_line "$TMP/err" "shoalrun: PE 1 \(pid [0-9]+\) exited with status 10; ending the job"
     expect_no_leftovers
     ;;
 stuck-allgather)
@@ -342,7 +350,7 @@ stuck-get)
 garbage)
     run -n "$NP" "$HELPER" garbage "$MARK"
     expect_rc 1
-    expect_line "$TMP/err" "shoalrun: PE [0-9]+ \(pid [0-9]+\) broke the launcher protocol \(unknown message type\); ending the job"
+    expect_line "$TMP/err" "shoalrun: PE [0-9]+ \(pid [0-9]+\) broke the bootstrap protocol \(unknown message type\); ending the job"
     expect_shoalrun_lines 1
     expect_no_leftovers
     ;;

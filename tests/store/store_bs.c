@@ -1,6 +1,6 @@
 /*
  * The store bootstrap on its own, without the rest of the library: this
- * program compiles src/bootstrap/store*.c in and drives the ops table the
+ * program compiles every src/bootstrap/store/ source in and drives the ops table the
  * core uses. Started by hand like a PE (SHOAL_RANK, SHOAL_NPES, SHOAL_STORE,
  * secret); checks keys of many sizes (up to the 1 MiB limit, larger than any
  * socket or TLS record buffer), GETs that arrive before their PUT, GETs from
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store.h"
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/store.h"
+#include "bootstrap/store/proto.h"
 
 #define KEYS 40
 #define THREADS 4

@@ -25,9 +25,9 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
-#include "bootstrap/store_link.h"
-#include "bootstrap/store_net.h"
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/link.h"
+#include "bootstrap/store/net.h"
+#include "bootstrap/store/proto.h"
 
 static int usage(void)
 {

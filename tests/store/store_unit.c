@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "../unit/unit_check.h"
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_proto.h"
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/proto.h"
+#include "bootstrap/store/logic.h"
 #include "util/host.h"
 #include "util/log.h"
 
@@ -369,6 +369,108 @@ static void test_server(void)
     shoal_store_server_destroy(srv);
 }
 
+/* The logic as shoalrun hosts it: connections bound to ranks, HELLO answered
+ * at once, no ABORT sent, the end of the job recorded, and who waits for a
+ * PE that is gone. */
+static void test_server_launcher(void)
+{
+    shoal_store_server_conf_t conf = {.npes = 3, .job_id = "lrjob", .launcher = 1};
+    shoal_store_peer_t *p[3];
+    shoal_store_msg_t m;
+    shoal_store_wait_t w;
+    int status;
+    uint32_t origin;
+    const char *msg;
+
+    CHECK(shoal_store_server_create(&conf, &srv) == SHOAL_OK);
+    CHECK(shoal_store_server_started(srv)); /* shoalrun started every PE */
+    for (int i = 0; i < 3; i++) {
+        p[i] = shoal_store_server_peer_new(srv, "pair");
+        shoal_store_server_peer_bind(p[i], i);
+    }
+    /* PE 1 claims rank 0 on its own socketpair: refused, rank 0 stays free. */
+    hello(p[1], 0, 3, "h");
+    CHECK(next_out(p[1], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_RANK_BOUND && p[1]->closing);
+    shoal_store_server_peer_gone(srv, p[1], 1000);
+    CHECK(!shoal_store_server_over(srv));
+    p[1] = shoal_store_server_peer_new(srv, "pair");
+    shoal_store_server_peer_bind(p[1], 1);
+    /* WELCOME at once, local rank = rank, before the others joined. */
+    hello(p[1], 1, 3, "h");
+    CHECK(next_out(p[1], &m) == SHOAL_STORE_MSG_WELCOME && m.u.welcome.local_rank == 1 &&
+          m.u.welcome.local_npes == 3 && span_is(m.u.welcome.job_id, "lrjob"));
+    hello(p[0], 0, 3, "h");
+    CHECK(next_out(p[0], &m) == SHOAL_STORE_MSG_WELCOME && m.u.welcome.local_rank == 0);
+
+    /* PE 0 waits in a barrier; PE 2, which never joined, is what it waits for. */
+    shoal_store_msg_t bar = {.type = SHOAL_STORE_MSG_BARRIER};
+    feed(p[0], &bar, 1000);
+    CHECK(shoal_store_server_waits_for(srv, 2, &w) && w.kind == SHOAL_STORE_MSG_BARRIER &&
+          w.waiter == 0);
+    CHECK(shoal_store_server_waits_for(srv, 0, &w) == 0); /* it is in the barrier itself */
+    /* A second request while one waits: refused, with the reason for shoalrun. */
+    CHECK(shoal_store_encode(&p[0]->in, &bar) == SHOAL_OK);
+    CHECK(shoal_store_server_input(srv, p[0], 1000) == SHOAL_ERR_INVALID &&
+          strstr(p[0]->error, "second request") != NULL);
+    p[0]->in.off = p[0]->in.len = 0;
+    feed(p[1], &bar, 1000);
+    hello(p[2], 2, 3, "h");
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_WELCOME);
+    feed(p[2], &bar, 1000);
+    for (int i = 0; i < 3; i++)
+        CHECK(next_out(p[i], &m) == SHOAL_STORE_MSG_BARRIER_DONE);
+    CHECK(shoal_store_server_waits_for(srv, 2, &w) == 0);
+
+    /* PE 0 waits for a key of PE 1, which leaves before finalizing: no
+     * ABORT (shoalrun judges the exit), and the wait is named. */
+    shoal_store_msg_t get = {.type = SHOAL_STORE_MSG_GET};
+    get.u.get.pe = 1;
+    get.u.get.key = shoal_store_span("never", 5);
+    feed(p[0], &get, 1000);
+    shoal_store_server_peer_gone(srv, p[1], 1000);
+    CHECK(!shoal_store_server_over(srv) && next_out(p[0], &m) == 0);
+    CHECK(shoal_store_server_waits_for(srv, 1, &w) && w.kind == SHOAL_STORE_MSG_GET &&
+          w.waiter == 0 && strcmp(w.key, "never") == 0);
+
+    /* PE 2 ends the job: recorded for shoalrun, no ABORT to the others. */
+    shoal_store_msg_t ab = {.type = SHOAL_STORE_MSG_ABORT};
+    ab.u.abort.status = 5;
+    ab.u.abort.origin = 2;
+    ab.u.abort.message = shoal_store_span("bye", 3);
+    CHECK(!shoal_store_server_ended(srv, &status, &origin, &msg));
+    feed(p[2], &ab, 1000);
+    CHECK(shoal_store_server_ended(srv, &status, &origin, &msg) && status == 5 && origin == 2 &&
+          strcmp(msg, "bye") == 0);
+    CHECK(next_out(p[0], &m) == 0 && next_out(p[2], &m) == 0);
+    CHECK(shoal_store_server_waits_for(srv, 1, &w) == 0); /* the job is over */
+    shoal_store_server_destroy(srv);
+
+    /* PEs in different allgathers: the store's own end, with its message. */
+    conf.npes = 2;
+    CHECK(shoal_store_server_create(&conf, &srv) == SHOAL_OK);
+    for (int i = 0; i < 2; i++) {
+        p[i] = shoal_store_server_peer_new(srv, "pair");
+        shoal_store_server_peer_bind(p[i], i);
+        hello(p[i], (uint32_t)i, 2, "h");
+        CHECK(next_out(p[i], &m) == SHOAL_STORE_MSG_WELCOME);
+    }
+    shoal_store_msg_t ag = {.type = SHOAL_STORE_MSG_ALLGATHER};
+    ag.u.put.key = shoal_store_span("first", 5);
+    ag.u.put.value = shoal_store_span("x", 1);
+    feed(p[0], &ag, 1000);
+    CHECK(shoal_store_server_waits_for(srv, 1, &w) && w.kind == SHOAL_STORE_MSG_ALLGATHER &&
+          strcmp(w.key, "first") == 0);
+    ag.u.put.key = shoal_store_span("second", 6);
+    feed(p[1], &ag, 1000);
+    CHECK(shoal_store_server_ended(srv, &status, &origin, &msg) && status == 1 &&
+          origin == SHOAL_STORE_NO_ORIGIN &&
+          strstr(msg, "PE 1 entered the bootstrap allgather 'second' while other PEs are in "
+                      "'first'") != NULL);
+    CHECK(next_out(p[0], &m) == 0 && next_out(p[1], &m) == 0);
+    shoal_store_server_destroy(srv);
+}
+
 /* Host identities: equal for this process twice; readable in messages. */
 static void test_host(void)
 {
@@ -389,6 +491,7 @@ int main(void)
     test_settings();
     test_uniqueid();
     test_server();
+    test_server_launcher();
     test_host();
     if (failures) {
         fprintf(stderr, "store_unit: %d check(s) failed\n", failures);

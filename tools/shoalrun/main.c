@@ -32,6 +32,8 @@
 
 #include "bootstrap/launcher_report.h"
 #include "shoalrun.h"
+#include "util/env.h"
+#include "util/log.h"
 
 /* What a pollfd in the loop belongs to. */
 typedef enum {
@@ -163,8 +165,10 @@ static void on_signalfd(sr_job_t *job, int sigfd)
     while (read(sigfd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
         if (info.ssi_signo == SIGCHLD) {
             sr_pe_t *pe;
-            while ((pe = sr_proc_reap(job)) != NULL)
+            while ((pe = sr_proc_reap(job)) != NULL) {
+                job->nexited++;
                 on_pe_exit(job, pe);
+            }
         } else {
             on_signal(job, (int)info.ssi_signo);
         }
@@ -237,7 +241,7 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
     for (int r = 0; r < job->npes; r++) {
         sr_pe_t *pe = &job->pes[r];
         if (pe->sock >= 0)
-            poll_add(set, pe->sock, POLLIN | (pe->out.len > pe->out.off ? POLLOUT : 0), SRC_SOCKET,
+            poll_add(set, pe->sock, POLLIN | (sr_server_wants_write(pe) ? POLLOUT : 0), SRC_SOCKET,
                      r);
         if (pe->out_stream.fd >= 0)
             poll_add(set, pe->out_stream.fd, POLLIN, SRC_STDOUT, r);
@@ -321,6 +325,11 @@ int main(int argc, char **argv)
     sigset_t handled;
     int sigfd, status;
 
+    /* shoalrun's own rows of the settings table (the PEs read all of them). */
+    static const char *const settings[] = {"SHOAL_LOG_LEVEL", "SHOAL_TIMEOUT", NULL};
+    if (shoal_env_load_only(&shoal_env, settings) != SHOAL_OK)
+        return 2;
+    shoal_log_level = (int)shoal_env.log_level; /* the store's messages and request counter */
     status = sr_options_parse(&opts, argc, argv);
     if (status != 0)
         return status > 0 ? 0 : 2;
@@ -353,7 +362,6 @@ int main(int argc, char **argv)
         sr_stream_init(&job.pes[r].err_stream, -1, STDERR_FILENO, r, false);
     }
     sr_stdin_init(&job.in, -1);
-    sr_kvs_init(&job.kvs);
     job.start_time = sr_now();
 
     status = sr_proc_start(&job);
@@ -368,11 +376,10 @@ int main(int argc, char **argv)
         sr_stream_close(&job.pes[r].out_stream);
         sr_stream_close(&job.pes[r].err_stream);
         sr_server_close(&job, &job.pes[r]);
-        free(job.pes[r].gather_value);
     }
     sr_server_report(&job);
+    sr_server_destroy(&job);
     sr_stdin_close(&job.in);
-    sr_kvs_destroy(&job.kvs);
     free(job.pes);
     close(sigfd);
     return job.exit_status;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "shoalrun.h"
+#include "util/env.h"
 
 #ifndef SHOALRUN_VERSION
 #define SHOALRUN_VERSION "(version unknown)"
@@ -103,7 +104,7 @@ static bool match_valued(const char *arg, const char *name, char **argv, int arg
 int sr_options_parse(sr_options_t *opts, int argc, char **argv)
 {
     static const char *const npes_names[] = {"-n", "-np", "--npes"};
-    const char *env_timeout = getenv("SHOAL_TIMEOUT");
+    const char *env_timeout = shoal_env.timeout; /* loaded by main() */
     bool have_timeout = false;
     const char *value;
     int i;

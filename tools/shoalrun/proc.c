@@ -271,6 +271,8 @@ int sr_proc_start(sr_job_t *job)
 
     current_job = job;
     make_job_id(job);
+    if (sr_server_create(job) != 0)
+        return 1;
     if (raise_fd_limit(job->npes) != 0)
         return 1;
     if (job->opts->bind_core && find_bind_cpus() != 0)
@@ -318,7 +320,7 @@ int sr_proc_start(sr_job_t *job)
         (void)setpgid(pid, job->pgid); /* also here: no race with the child */
         pe->pid = pid;
         pe->running = true;
-        pe->sock = fds.sock[0];
+        sr_server_attach(job, pe, fds.sock[0]);
         sr_stream_init(&pe->out_stream, fds.out[0], STDOUT_FILENO, r, job->opts->tag_output);
         sr_stream_init(&pe->err_stream, fds.err[0], STDERR_FILENO, r, job->opts->tag_output);
         if (r == 0)

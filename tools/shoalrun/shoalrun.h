@@ -1,10 +1,10 @@
 /*
  * shoalrun's shared types. The launcher is one process with one poll() loop:
  * main.c owns the loop and the decision of how the job ends, proc.c starts
- * and signals the PEs, server.c answers their bootstrap requests out of the
- * key-value store in kvs.c, forward.c carries their standard streams, and
- * options.c reads the command line. Nothing here is shared with the library
- * except the wire protocol (bootstrap/launcher_proto.h).
+ * and signals the PEs, server.c serves their bootstrap requests with the
+ * config store's logic (bootstrap/store/logic.c, the same protocol as the
+ * config store, over each PE's socketpair), forward.c carries their
+ * standard streams, and options.c reads the command line.
  */
 #ifndef SHOALRUN_H
 #define SHOALRUN_H
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bootstrap/launcher_proto.h"
+#include "bootstrap/store/logic.h"
 
 #define SR_MAX_NPES 4096
 
@@ -96,38 +96,6 @@ void sr_stdin_read(sr_stdin_t *in);
 void sr_stdin_write(sr_stdin_t *in);
 void sr_stdin_close(sr_stdin_t *in);
 
-/* ---- kvs.c ---------------------------------------------------------------- */
-
-/* One published (rank, key); created early, without a value, when a GET
- * arrives first so that the PEs waiting for it can be recorded. */
-typedef struct sr_kvs_entry {
-    struct sr_kvs_entry *next;
-    int rank;
-    uint32_t key_len;
-    uint32_t value_len;
-    bool has_value;
-    char *key;
-    char *value;
-    int *waiters; /* ranks blocked in GET until the value arrives */
-    size_t nwaiters;
-    size_t waiters_cap;
-} sr_kvs_entry_t;
-
-typedef struct {
-    sr_kvs_entry_t **buckets;
-    size_t nbuckets;
-    size_t count;
-} sr_kvs_t;
-
-void sr_kvs_init(sr_kvs_t *kvs);
-void sr_kvs_destroy(sr_kvs_t *kvs);
-/* Finds (rank, key), creating an entry without a value when `create`. */
-sr_kvs_entry_t *sr_kvs_find(sr_kvs_t *kvs, int rank, const char *key, uint32_t key_len,
-                            bool create);
-/* Replaces the entry's value; the caller answers and clears the waiters. */
-void sr_kvs_set(sr_kvs_entry_t *e, const void *value, uint32_t len);
-void sr_kvs_add_waiter(sr_kvs_entry_t *e, int rank);
-
 /* ---- the job (main.c) and its PEs ---------------------------------------- */
 
 typedef struct {
@@ -137,18 +105,11 @@ typedef struct {
     int wstatus;  /* from waitpid, once reaped */
 
     /* The bootstrap connection (server.c). */
-    int sock; /* -1 once closed */
-    sr_buf_t in;
-    sr_buf_t out;
+    int sock;                   /* -1 once closed */
+    shoal_store_peer_t *peer;   /* its side in the store's logic; NULL once closed */
     bool in_shmem;              /* between EVENT initialized and EVENT finalized */
     bool finalized;             /* EVENT finalized was its last event */
     bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */
-    bool in_barrier;
-    bool in_gather;     /* sent ALLGATHER, waits for GATHERED */
-    char *gather_value; /* its part of the allgather under way */
-    uint32_t gather_len;
-    unsigned long requests; /* messages it sent, for the request counter */
-    int waited_on;          /* GETs waiting for a key this PE has not published */
 
     sr_stream_t out_stream;
     sr_stream_t err_stream;
@@ -169,14 +130,9 @@ typedef struct {
     sigset_t child_sigmask; /* shoalrun's signal mask before it blocked any */
     sr_stdin_t in;
 
-    sr_kvs_t kvs;
-    int barrier_count;
-    unsigned barrier_generation;
-    int gather_count; /* PEs in the allgather under way */
-    char gather_key[SHOAL_LAUNCHER_MAX_KEY];
-    uint32_t gather_key_len;
-    size_t gather_bytes;
-    unsigned long served[8]; /* requests by message type (launcher_proto.h) */
+    shoal_store_server_t *store; /* the bootstrap service (server.c) */
+    bool store_end_seen;         /* the store's end of the job was acted on */
+    int nexited;                 /* PEs reaped so far */
 
     double start_time;
     sr_job_state_t state;
@@ -220,17 +176,26 @@ bool sr_hang_all_reported(const sr_job_t *job);
 
 /* ---- server.c ------------------------------------------------------------- */
 
+/* Creates the store for the job (after its id is made). 0, or -1 after
+ * printing why. */
+int sr_server_create(sr_job_t *job);
+/* Serves PE `pe` over `sock` (non-blocking), bound to its rank. */
+void sr_server_attach(sr_job_t *job, sr_pe_t *pe, int sock);
 /* Reads and answers what the PE sent (until EAGAIN). At EOF closes the
  * connection. */
 void sr_server_read(sr_job_t *job, sr_pe_t *pe);
 /* Sends queued replies that did not fit into the socket earlier. */
 void sr_server_write(sr_job_t *job, sr_pe_t *pe);
+/* Whether replies wait to be sent to the PE. */
+bool sr_server_wants_write(const sr_pe_t *pe);
 /* After a PE exited: ends the job when others wait on it in vain. */
 void sr_server_check_stuck(sr_job_t *job);
 /* The same question without ending the job. */
 bool sr_server_is_stuck(sr_job_t *job);
-/* With SHOAL_LOG_LEVEL >= 2 (info), tells how many requests the PEs sent. */
+/* At info level (SHOAL_LOG_LEVEL >= 2): how many requests the store served. */
 void sr_server_report(const sr_job_t *job);
 void sr_server_close(sr_job_t *job, sr_pe_t *pe);
+/* Frees the store (after every connection is closed). */
+void sr_server_destroy(sr_job_t *job);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * Joining a job at the config store, a PE's first step (store_join.c): from
+ * Joining a job at the config store, a PE's first step (store/join.c): from
  * nothing to a connection on which the store has accepted this PE and every
  * PE of the job has arrived. Runs in the PE's I/O thread (SIGPIPE blocked).
  */
@@ -8,15 +8,17 @@
 
 #include <stdint.h>
 
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_link.h"
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/link.h"
+#include "bootstrap/store/proto.h"
 
 typedef struct {
     /* given */
     const shoal_store_config_t *cfg;
     const char *where;      /* the store's address, for messages */
     shoal_store_tls_t *tls; /* a client context, or NULL when TLS is off */
+    int fd;                 /* -1: connect to cfg->store; else the connection a launcher
+                               handed down (no greeting, no TLS; join_timeout_ms 0: none) */
     /* results (link and in also on failure: the caller frees them) */
     shoal_store_link_t *link;
     shoal_store_buf_t in; /* bytes that came after WELCOME */

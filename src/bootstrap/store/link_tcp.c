@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bootstrap/store_link.h"
+#include "bootstrap/store/link.h"
 
 static int tcp_handshake(shoal_store_link_t *l)
 {

@@ -1,5 +1,5 @@
 /*
- * The thread that hosts the config store (see store_host.h). One poll loop
+ * The thread that hosts the config store (see store/host.h). One poll loop
  * serves every connection through these phases:
  *   GREET      read the client's 16-byte greeting, answer with the verdict
  *              (a wrong version, security mode or job secret is refused
@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/store_host.h"
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/host.h"
+#include "bootstrap/store/logic.h"
 #include "util/log.h"
 
 #define GREET_TIMEOUT_MS 10000

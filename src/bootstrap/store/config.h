@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bootstrap/store.h"
-#include "bootstrap/store_link.h"
-#include "bootstrap/store_net.h"
+#include "bootstrap/store/store.h"
+#include "bootstrap/store/link.h"
+#include "bootstrap/store/net.h"
 #include "util/env.h"
 
 typedef struct {

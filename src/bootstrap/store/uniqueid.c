@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_host.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/host.h"
 #include "util/log.h"
 
 #define UID_VERSION 1

@@ -1,7 +1,7 @@
 /*
  * Hosting the config store: a thread in this process that listens, greets
  * and authenticates connections and drives the store's logic
- * (store_server.c) over them. At most one per process; it lives until the
+ * (store/logic.c) over them. At most one per process; it lives until the
  * process exits, and at exit it waits for the job's PEs to finish.
  */
 #ifndef SHOAL_BOOTSTRAP_STORE_HOST_H
@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "bootstrap/store_link.h"
-#include "bootstrap/store_net.h"
+#include "bootstrap/store/link.h"
+#include "bootstrap/store/net.h"
 
 typedef struct {
     int npes; /* 0: learned from the first PE (unique-ID start) */

@@ -56,4 +56,10 @@ shoal_status_t shoal_store_uniqueid_check(const uint8_t id[SHOAL_STORE_UNIQUEID_
  * otherwise. `api_only` looks only at an API-given job. */
 shoal_status_t shoal_bootstrap_store_init(shoal_bootstrap_t *bs, int api_only);
 
+/* The store bootstrap over `fd`, the connection to a launcher that hosts
+ * the store's logic (shoalrun's socketpair, SHOAL_LAUNCHER_FD) and started
+ * this PE as `rank` of `npes`: plain frames, no greeting, no TLS, no join
+ * timeout. Called by the launcher bootstrap (launcher.c). */
+shoal_status_t shoal_bootstrap_store_attach(shoal_bootstrap_t *bs, int fd, int rank, int npes);
+
 #endif

@@ -1,5 +1,5 @@
 /*
- * The config store's codec (see store_proto.h for the wire format): greeting
+ * The config store's codec (see store/proto.h for the wire format): greeting
  * and frame encoding, a frame splitter and a strict decoder. Every length is
  * checked against the bytes present before it is used, so a hostile peer can
  * at worst make the caller close its connection.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/proto.h"
 
 static const uint8_t store_magic[4] = {'S', 'H', 'S', 'T'};
 

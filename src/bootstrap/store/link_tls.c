@@ -27,7 +27,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509v3.h>
 
-#include "bootstrap/store_link.h"
+#include "bootstrap/store/link.h"
 #include "util/log.h"
 
 #define PSK_BYTES 32

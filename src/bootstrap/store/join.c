@@ -1,10 +1,10 @@
 /*
- * A PE joins its job at the config store (see store_join.h): connect,
+ * A PE joins its job at the config store (see store/join.h): connect,
  * retrying until the connect timeout; greet (the store refuses another
  * protocol version, TLS mode or job secret by name); TLS handshake; HELLO;
  * then wait for WELCOME while the job assembles, or for REFUSE with the
- * reason. Every failure is one logged line with the store's address, the
- * cause and what to do.
+ * reason. Over a launcher's socketpair only the HELLO part remains. Every failure is one logged
+ * line with the store's address, the cause and what to do.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 
 #include <poll.h>
 
-#include "bootstrap/store_join.h"
+#include "bootstrap/store/join.h"
 #include "util/host.h"
 #include "util/log.h"
 
@@ -268,7 +268,9 @@ static shoal_status_t join(shoal_store_join_t *j)
     char host[SHOAL_STORE_MAX_TEXT], why[256];
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_HELLO};
     shoal_store_buf_t frame = {0};
-    uint64_t deadline = shoal_store_now_ms() + j->cfg->join_timeout_ms + JOIN_SLACK_MS;
+    uint64_t deadline = j->cfg->join_timeout_ms == 0
+                            ? UINT64_MAX
+                            : shoal_store_now_ms() + j->cfg->join_timeout_ms + JOIN_SLACK_MS;
     size_t len;
 
     shoal_host_identity(host, sizeof(host));
@@ -311,6 +313,11 @@ shoal_status_t shoal_store_join(shoal_store_join_t *j)
     int fd = -1;
     uint64_t deadline;
 
+    if (j->fd >= 0) {
+        /* A launcher's socketpair: the launcher knows who is at the other end. */
+        status = shoal_store_link_tcp_create(j->fd, &j->link);
+        return status == SHOAL_OK ? join(j) : status;
+    }
     status = connect_store(j, &fd);
     if (status != SHOAL_OK)
         return status;

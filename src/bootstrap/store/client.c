@@ -1,7 +1,7 @@
 /*
  * The "store" bootstrap: a PE's side of the config store. One I/O thread per
  * PE owns the connection (so TLS is used from one thread only, with SIGPIPE
- * blocked): it joins the job (store_join.c), then sends what the bootstrap
+ * blocked): it joins the job (store/join.c), then sends what the bootstrap
  * calls queue and delivers what the store sends. The calling thread of
  * shoal_bootstrap_store_init waits for the join to end either way.
  *
@@ -10,8 +10,15 @@
  * process with the job's status, even while it computes. If the store goes
  * away before this PE finalized, the job cannot go on: the PE says so and
  * exits; after shmem_finalize it is the normal end of the job.
+ *
+ * Under shoalrun the same client talks to the same store logic over the
+ * socketpair the PE inherited (shoal_bootstrap_store_attach, called by
+ * launcher.c): plain frames, no greeting, no TLS, no join timeout. The
+ * launcher shows an ABORT's message and ends the PEs itself, so this PE
+ * only sends it and exits.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,10 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bootstrap/store.h"
-#include "bootstrap/store_config.h"
-#include "bootstrap/store_host.h"
-#include "bootstrap/store_join.h"
+#include "bootstrap/store/store.h"
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/host.h"
+#include "bootstrap/store/join.h"
 #include "util/log.h"
 
 #define FLUSH_TIMEOUT_MS 10000
@@ -54,7 +61,8 @@ typedef struct {
     int dead;      /* the connection is gone (after finalize) */
     int stop;
     int read_wants_write;
-    pid_t pid; /* the process that owns the I/O thread */
+    pid_t pid;       /* the process that owns the I/O thread */
+    int launcher_fd; /* the launcher's socketpair (attach), or -1 */
 } client_t;
 
 /* ---- running (in the I/O thread) ----------------------------------------- */
@@ -201,6 +209,7 @@ static void *client_main(void *arg)
     c->join.cfg = &c->cfg;
     c->join.where = c->where;
     c->join.tls = c->tls;
+    c->join.fd = c->launcher_fd;
     status = shoal_store_join(&c->join);
     c->link = c->join.link; /* ours from now on, also after a failure */
     c->in = c->join.in;
@@ -468,15 +477,14 @@ static void store_notify(shoal_bootstrap_t *bs, shoal_bootstrap_event_t event)
     pthread_mutex_unlock(&c->lock);
 }
 
-static void __attribute__((noreturn))
-store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
+/* Sends ABORT and waits until it is handed to the kernel; returns with
+ * the lock held, 1 when it went out. */
+static int send_abort(shoal_bootstrap_t *bs, int status, const char *msg)
 {
     client_t *c = bs->priv;
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_ABORT};
     size_t len = msg ? strlen(msg) : 0;
 
-    if (len > 0)
-        SHOAL_ERROR("%s", msg);
     fflush(NULL);
     if (len > SHOAL_STORE_MAX_TEXT)
         len = SHOAL_STORE_MAX_TEXT;
@@ -486,10 +494,22 @@ store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
     pthread_mutex_lock(&c->lock);
     c->finalized = 0; /* the store's answer (ABORT to all) must end this PE too */
     shoal_store_host_note_finalized(0);
-    if (!c->dead && shoal_store_encode(&c->out, &m) == SHOAL_OK) {
-        wake(c);
+    if (c->dead || shoal_store_encode(&c->out, &m) != SHOAL_OK)
+        return 0;
+    wake(c);
+    wait_flushed(c, ABORT_WAIT_MS);
+    return 1;
+}
+
+static void __attribute__((noreturn))
+store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
+{
+    client_t *c = bs->priv;
+
+    if (msg != NULL && msg[0] != '\0')
+        SHOAL_ERROR("%s", msg);
+    if (send_abort(bs, status, msg)) {
         /* The I/O thread exits the process when the store's ABORT comes back. */
-        wait_flushed(c, ABORT_WAIT_MS);
         uint64_t deadline = shoal_store_now_ms() + ABORT_WAIT_MS;
         while (!c->dead && shoal_store_now_ms() < deadline) {
             struct timespec ts;
@@ -500,6 +520,20 @@ store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
             pthread_cond_timedwait(&c->cond, &c->lock, &ts);
         }
     }
+    pthread_mutex_unlock(&c->lock);
+    _exit(status);
+}
+
+/* Under a launcher: it shows the message once and ends every PE. */
+static void __attribute__((noreturn))
+launcher_abort(shoal_bootstrap_t *bs, int status, const char *msg)
+{
+    client_t *c = bs->priv;
+
+    if (!send_abort(bs, status, msg))
+        SHOAL_ERROR("bootstrap abort: cannot reach the launcher (shoalrun) to end the job; the "
+                    "message was: %s",
+                    msg != NULL && msg[0] != '\0' ? msg : "(none)");
     pthread_mutex_unlock(&c->lock);
     _exit(status);
 }
@@ -563,6 +597,20 @@ static const shoal_bootstrap_ops_t store_ops = {
     .allgather = store_allgather,
 };
 
+/* The same client under shoalrun; only the end of the job differs. */
+static const shoal_bootstrap_ops_t launcher_ops = {
+    .version = SHOAL_BOOTSTRAP_VERSION,
+    .name = "launcher",
+    .put = store_put,
+    .get = store_get,
+    .fence = store_fence,
+    .barrier = store_barrier,
+    .notify = store_notify,
+    .abort = launcher_abort,
+    .finalize = store_finalize,
+    .allgather = store_allgather,
+};
+
 /* ---- construction -------------------------------------------------------- */
 
 /* PE 0 of an environment start hosts the store before it joins it. */
@@ -580,32 +628,13 @@ static shoal_status_t host_store(const shoal_store_config_t *cfg)
     return shoal_store_host_start(&conf, &bound);
 }
 
-shoal_status_t shoal_bootstrap_store_init(shoal_bootstrap_t *bs, int api_only)
+/* Starts the I/O thread, which joins the job, and fills *bs once it has.
+ * On failure frees everything but `c` itself (and the caller's fd). */
+static shoal_status_t client_start(client_t *c, shoal_bootstrap_t *bs,
+                                   const shoal_bootstrap_ops_t *ops)
 {
-    client_t *c = calloc(1, sizeof(*c));
     shoal_status_t status;
-    int c_configured = 0;
 
-    if (c == NULL)
-        return SHOAL_ERR_NOMEM;
-    c->wake_fd = -1;
-    status = shoal_store_config_load(&c->cfg, api_only);
-    if (status == SHOAL_ERR_NOT_FOUND)
-        goto out_free; /* not configured: the next bootstrap may apply */
-    if (status != SHOAL_OK)
-        goto out_free;
-    c_configured = 1;
-    shoal_store_mark_started();
-    shoal_store_addr_format(&c->cfg.store, c->where, sizeof(c->where));
-    c->hosted_by = strcmp(c->cfg.origin, "the unique ID") == 0
-                       ? "hosted by the process that made the unique ID"
-                       : "hosted by PE 0";
-    if (c->cfg.host && (status = host_store(&c->cfg)) != SHOAL_OK)
-        goto out_free;
-    if (c->cfg.security != SHOAL_STORE_SEC_PLAIN &&
-        (status = shoal_store_tls_create(0, c->cfg.security, c->cfg.secret, &c->cfg.certs,
-                                         &c->tls)) != SHOAL_OK)
-        goto out_free;
     c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (c->wake_fd < 0) {
         SHOAL_ERROR("bootstrap init: eventfd failed: %m");
@@ -633,7 +662,7 @@ shoal_status_t shoal_bootstrap_store_init(shoal_bootstrap_t *bs, int api_only)
     on_exit(client_at_exit, c);
 
     memset(bs, 0, sizeof(*bs));
-    bs->ops = &store_ops;
+    bs->ops = ops;
     bs->rank = c->cfg.rank;
     bs->npes = c->cfg.npes;
     bs->local_rank = (int)c->join.local_rank;
@@ -654,10 +683,73 @@ out_sync:
 out_tls:
     shoal_store_link_destroy(c->link);
     shoal_store_tls_destroy(c->tls);
-out_free:
     shoal_store_buf_free(&c->in);
+    return status;
+}
+
+shoal_status_t shoal_bootstrap_store_init(shoal_bootstrap_t *bs, int api_only)
+{
+    client_t *c = calloc(1, sizeof(*c));
+    shoal_status_t status;
+    int c_configured = 0;
+
+    if (c == NULL)
+        return SHOAL_ERR_NOMEM;
+    c->wake_fd = -1;
+    c->launcher_fd = -1;
+    status = shoal_store_config_load(&c->cfg, api_only);
+    if (status == SHOAL_ERR_NOT_FOUND)
+        goto out_free; /* not configured: the next bootstrap may apply */
+    if (status != SHOAL_OK)
+        goto out_free;
+    c_configured = 1;
+    shoal_store_mark_started();
+    shoal_store_addr_format(&c->cfg.store, c->where, sizeof(c->where));
+    c->hosted_by = strcmp(c->cfg.origin, "the unique ID") == 0
+                       ? "hosted by the process that made the unique ID"
+                       : "hosted by PE 0";
+    if (c->cfg.host && (status = host_store(&c->cfg)) != SHOAL_OK)
+        goto out_free;
+    if (c->cfg.security != SHOAL_STORE_SEC_PLAIN &&
+        (status = shoal_store_tls_create(0, c->cfg.security, c->cfg.secret, &c->cfg.certs,
+                                         &c->tls)) != SHOAL_OK)
+        goto out_free;
+    status = client_start(c, bs, &store_ops);
+    if (status == SHOAL_OK)
+        return SHOAL_OK;
+out_free:
     memset(c->cfg.secret, 0, sizeof(c->cfg.secret));
     free(c);
     /* Configured but failed: never let the caller fall back to another bootstrap. */
     return status == SHOAL_ERR_NOT_FOUND && c_configured ? SHOAL_ERR_INVALID : status;
+}
+
+shoal_status_t shoal_bootstrap_store_attach(shoal_bootstrap_t *bs, int fd, int rank, int npes)
+{
+    client_t *c = calloc(1, sizeof(*c));
+    shoal_status_t status;
+
+    if (c == NULL) {
+        SHOAL_ERROR("bootstrap init: out of memory");
+        return SHOAL_ERR_NOMEM;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) {
+        SHOAL_ERROR("fcntl(SHOAL_LAUNCHER_FD=%d, O_NONBLOCK) failed: %m", fd);
+        free(c);
+        return SHOAL_ERR_SYSTEM;
+    }
+    c->wake_fd = -1;
+    c->launcher_fd = fd;
+    c->cfg.rank = rank;
+    c->cfg.npes = npes;
+    c->cfg.security = SHOAL_STORE_SEC_PLAIN;
+    c->cfg.join_timeout_ms = 0; /* shoalrun sees a PE that never comes */
+    c->cfg.origin = "shoalrun";
+    snprintf(c->where, sizeof(c->where), "shoalrun");
+    c->hosted_by = "the launcher, over SHOAL_LAUNCHER_FD";
+    status = client_start(c, bs, &launcher_ops);
+    if (status != SHOAL_OK)
+        free(c);
+    return status;
 }

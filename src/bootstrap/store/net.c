@@ -1,5 +1,5 @@
 /*
- * Addresses and sockets for the config store (see store_net.h). IPv4 and
+ * Addresses and sockets for the config store (see store/net.h). IPv4 and
  * IPv6 alike; link-local IPv6 addresses of an interface carry its scope.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include <arpa/inet.h>
 
-#include "bootstrap/store_net.h"
+#include "bootstrap/store/net.h"
 #include "util/log.h"
 
 uint64_t shoal_store_now_ms(void)

@@ -1,9 +1,9 @@
 /*
  * A byte stream between a PE and the config store: plain TCP
- * (store_link_tcp.c) or TLS 1.3 over it (store_tls.c), behind one small ops
+ * (store/link_tcp.c) or TLS 1.3 over it (store/link_tls.c), behind one small ops
  * struct so the client and the server are written once. Sockets are
  * non-blocking; every call returns at once with bytes moved or with what it
- * waits for. The job secret's derived keys live in store_tls.c too.
+ * waits for. The job secret's derived keys live in store/link_tls.c too.
  */
 #ifndef SHOAL_BOOTSTRAP_STORE_LINK_H
 #define SHOAL_BOOTSTRAP_STORE_LINK_H
@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bootstrap/store_proto.h"
+#include "bootstrap/store/proto.h"
 #include "util/status.h"
 
 /* Results of link calls other than a byte count. */

@@ -1,5 +1,5 @@
 /*
- * Settings of the config-store bootstrap (see store_config.h): what the API
+ * Settings of the config-store bootstrap (see store/config.h): what the API
  * recorded before init (shmemx_init_attr, shmemx_set_conf_store_tls) wins
  * over the environment (the SHOAL_STORE* rows of util/env_table.h). Every
  * problem is reported here, once, naming the variable or call to fix.
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bootstrap/store_config.h"
+#include "bootstrap/store/config.h"
 #include "util/log.h"
 
 #define KEY_FILE_MAX 4096

@@ -1,5 +1,5 @@
 /*
- * The config store's logic (see store_server.h): joining, the key-value
+ * The config store's logic (see store/logic.h): joining, the key-value
  * table, barriers, events and the end of the job.
  *
  * Joining: each PE sends HELLO with its rank, the job size and its host
@@ -14,12 +14,16 @@
  * ALLGATHER is held until every PE sent one with the same key, then all get
  * one GATHERED with every PE's value, encoded once. A PE whose connection
  * ends before it finalized has died, so the job is ended with ABORT to all.
+ *
+ * In launcher mode (see logic.h) the launcher judges instead: the logic
+ * records the end of the job rather than sending ABORT, lets PEs leave, and
+ * answers which PE waits for which.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store_server.h"
+#include "bootstrap/store/logic.h"
 #include "util/host.h"
 #include "util/log.h"
 
@@ -42,6 +46,9 @@ struct shoal_store_server {
     int joined;
     int started;
     int over;
+    int end_status; /* the first end of the job (shoal_store_server_abort) */
+    uint32_t end_origin;
+    char end_message[SHOAL_STORE_MAX_TEXT + 1];
     int departed; /* ranks whose connection closed after they finalized */
     int finalized;
     int in_barrier;
@@ -104,7 +111,10 @@ static void kv_grow(shoal_store_server_t *srv)
 shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
                                          shoal_store_server_t **srv_p)
 {
-    shoal_store_server_t *srv = calloc(1, sizeof(*srv));
+    shoal_store_server_t *srv;
+    if (conf->launcher && conf->npes <= 0)
+        return SHOAL_ERR_INVALID; /* a launcher knows the job size */
+    srv = calloc(1, sizeof(*srv));
     if (srv == NULL)
         return SHOAL_ERR_NOMEM;
     srv->conf = *conf;
@@ -116,6 +126,8 @@ shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
         free(srv);
         return SHOAL_ERR_NOMEM;
     }
+    /* A launcher started every PE of the job on its host: the job is there. */
+    srv->started = conf->launcher;
     if (conf->npes > 0) {
         srv->npes = conf->npes;
         srv->by_rank = calloc((size_t)conf->npes, sizeof(*srv->by_rank));
@@ -186,6 +198,7 @@ shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const
     if (p == NULL)
         return NULL;
     p->rank = -1;
+    p->bound_rank = -1;
     snprintf(p->addr, sizeof(p->addr), "%s", addr ? addr : "?");
     p->next = srv->peers;
     if (srv->peers != NULL)
@@ -193,6 +206,11 @@ shoal_store_peer_t *shoal_store_server_peer_new(shoal_store_server_t *srv, const
     srv->peers = p;
     srv->npeers++;
     return p;
+}
+
+void shoal_store_server_peer_bind(shoal_store_peer_t *peer, int rank)
+{
+    peer->bound_rank = rank;
 }
 
 shoal_store_peer_t *shoal_store_server_peers(shoal_store_server_t *srv)
@@ -243,7 +261,9 @@ static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_REFUSE};
     m.u.refuse.code = code;
     m.u.refuse.reason = shoal_store_span(reason, strlen(reason));
-    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT) /* that one is logged once, for all */
+    /* The join timeout is logged once, for all; under a launcher the PE
+     * says it was refused, and why, itself. */
+    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT && !srv->conf.launcher)
         SHOAL_WARN("config store at %s: refused a PE connecting from %s: %s", srv->conf.where,
                    p->addr, reason);
     send_msg(p, &m);
@@ -274,12 +294,37 @@ void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t or
     srv->over = 1;
     if (len > SHOAL_STORE_MAX_TEXT)
         len = SHOAL_STORE_MAX_TEXT;
+    srv->end_status = status;
+    srv->end_origin = origin;
+    memcpy(srv->end_message, message ? message : "", len);
+    srv->end_message[len] = '\0';
+    if (srv->conf.launcher)
+        return; /* the launcher ends the PEs and shows the message */
     m.u.abort.status = status;
     m.u.abort.origin = origin;
     m.u.abort.message = shoal_store_span(message, len);
     for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
         if (p->rank >= 0 && !p->closing)
             send_msg(p, &m);
+}
+
+int shoal_store_server_ended(const shoal_store_server_t *srv, int *status_p, uint32_t *origin_p,
+                             const char **message_p)
+{
+    if (!srv->over)
+        return 0;
+    *status_p = srv->end_status;
+    *origin_p = srv->end_origin;
+    *message_p = srv->end_message;
+    return 1;
+}
+
+/* The store itself ends the job: logged here, or shown by the launcher. */
+static void end_job(shoal_store_server_t *srv, const char *msg)
+{
+    if (!srv->conf.launcher)
+        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
+    shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
 }
 
 /* ---- joining ------------------------------------------------------------- */
@@ -301,8 +346,7 @@ static void start_job(shoal_store_server_t *srv)
 {
     host_rank_t *order = malloc((size_t)srv->npes * sizeof(*order));
     if (order == NULL) {
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN,
-                                 "the config store ran out of memory starting the job");
+        end_job(srv, "the config store ran out of memory starting the job");
         return;
     }
     for (int r = 0; r < srv->npes; r++)
@@ -337,6 +381,8 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
                    srv->conf.where, p->addr);
         return SHOAL_ERR_INVALID;
     }
+    if (srv->over && srv->conf.launcher)
+        return SHOAL_OK; /* the launcher is ending every PE; no answer needed */
     if (srv->over) {
         send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER,
                     "the job this store served has already ended or failed");
@@ -352,6 +398,15 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
     }
     if (srv->first_hello_ms == 0)
         srv->first_hello_ms = now_ms ? now_ms : 1;
+    if (p->bound_rank >= 0 && rank != p->bound_rank) {
+        snprintf(
+            reason, sizeof(reason),
+            "this PE says it is rank %d, but the launcher started it as PE %d (SHOAL_RANK=%d); "
+            "a PE cannot claim another PE's rank",
+            rank, p->bound_rank, p->bound_rank);
+        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_BOUND, reason);
+        return SHOAL_OK;
+    }
     if (rank >= srv->npes) {
         snprintf(reason, sizeof(reason),
                  "rank %d is outside this job of %d PEs (ranks 0 to %d): SHOAL_RANK (or the "
@@ -378,7 +433,7 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
         send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_TAKEN, reason);
         return SHOAL_OK;
     }
-    if (srv->started) {
+    if (srv->started && !srv->conf.launcher) {
         snprintf(reason, sizeof(reason),
                  "rank %d already ran in this job and has exited; a job cannot take new PEs", rank);
         send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER, reason);
@@ -397,8 +452,16 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
     srv->joined++;
     SHOAL_DEBUG("config store at %s: PE %d joined from %s (%d of %d)", srv->conf.where, rank,
                 p->addr, srv->joined, srv->npes);
-    if (srv->joined == srv->npes)
+    if (srv->conf.launcher) {
+        /* Every PE is on the launcher's host; nothing to wait for. */
+        shoal_store_msg_t w = {.type = SHOAL_STORE_MSG_WELCOME};
+        w.u.welcome.local_rank = (uint32_t)rank;
+        w.u.welcome.local_npes = (uint32_t)srv->npes;
+        w.u.welcome.job_id = shoal_store_span(srv->conf.job_id, strlen(srv->conf.job_id));
+        send_msg(p, &w);
+    } else if (srv->joined == srv->npes) {
         start_job(srv);
+    }
     return SHOAL_OK;
 }
 
@@ -408,7 +471,7 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
     size_t n;
     int listed = 0;
 
-    if (srv->started || srv->over || srv->first_hello_ms == 0)
+    if (srv->started || srv->over || srv->first_hello_ms == 0 || srv->conf.join_timeout_ms == 0)
         return UINT64_MAX;
     if (now_ms < srv->first_hello_ms + srv->conf.join_timeout_ms)
         return srv->first_hello_ms + srv->conf.join_timeout_ms;
@@ -438,9 +501,11 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
 
 /* ---- requests ------------------------------------------------------------ */
 
-static int protocol_error(const shoal_store_server_t *srv, const shoal_store_peer_t *p,
-                          const char *what)
+static int protocol_error(const shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what)
 {
+    snprintf(p->error, sizeof(p->error), "%s", what);
+    if (srv->conf.launcher)
+        return -1; /* the launcher names the PE and ends the job */
     if (p->rank >= 0)
         SHOAL_WARN("config store at %s: PE %d (from %s) broke the protocol: %s; closing its "
                    "connection",
@@ -452,11 +517,12 @@ static int protocol_error(const shoal_store_server_t *srv, const shoal_store_pee
     return -1;
 }
 
-/* A rank that finalized and left cannot take part again. */
+/* A rank that finalized and left cannot take part again. (A launcher sees
+ * the PE exit and asks shoal_store_server_waits_for instead.) */
 static int check_departed(shoal_store_server_t *srv)
 {
     char msg[200];
-    if (srv->departed == 0)
+    if (srv->departed == 0 || srv->conf.launcher)
         return 0;
     for (int r = 0; r < srv->npes; r++)
         if (srv->by_rank[r] == NULL) {
@@ -464,8 +530,7 @@ static int check_departed(shoal_store_server_t *srv)
                      "PE %d has exited after shmem_finalize, so the other PEs cannot "
                      "initialize again; ending the job",
                      r);
-            SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-            shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+            end_job(srv, msg);
             return 1;
         }
     return 0;
@@ -603,8 +668,7 @@ static void finish_gather(shoal_store_server_t *srv)
                  status == SHOAL_ERR_NOMEM ? "out of memory"
                                            : "the answer is over the protocol's "
                                              "limit");
-        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        end_job(srv, msg);
     }
 }
 
@@ -626,8 +690,7 @@ static void handle_allgather(shoal_store_server_t *srv, shoal_store_peer_t *p,
                  "PE %d entered the bootstrap allgather '%s' while other PEs are in '%s': every "
                  "PE must make the same bootstrap collectives in the same order; ending the job",
                  p->rank, theirs, srv->gather_key);
-        SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
-        shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
+        end_job(srv, msg);
         return;
     }
     if (srv->bytes + srv->gather_bytes + val->len > SHOAL_STORE_MAX_TOTAL) {
@@ -769,7 +832,7 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         } else if (p->state == SHOAL_STORE_PEER_FINALIZED) {
             srv->finalized--;
             srv->departed++;
-        } else if (!srv->over) {
+        } else if (!srv->over && !srv->conf.launcher) {
             char msg[400], where[96];
             shoal_host_label(p->host ? p->host : "?", where, sizeof(where));
             snprintf(msg, sizeof(msg),
@@ -788,4 +851,46 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         p->next->prev = p->prev;
     srv->npeers--;
     peer_free(p);
+}
+
+/* The lowest rank whose peer waits in `kind`. */
+static int lowest_waiting(const shoal_store_server_t *srv, int kind)
+{
+    for (int r = 0; r < srv->npes; r++)
+        if (srv->by_rank[r] != NULL && srv->by_rank[r]->waiting == kind)
+            return r;
+    return -1;
+}
+
+int shoal_store_server_waits_for(const shoal_store_server_t *srv, int rank,
+                                 shoal_store_wait_t *wait_p)
+{
+    const shoal_store_peer_t *gone;
+    shoal_store_wait_t w = {.waiter = -1, .key = ""};
+
+    if (rank < 0 || rank >= srv->npes || srv->by_rank == NULL || srv->over || !srv->started)
+        return 0; /* (before the start, only the join timeout ends a config-store job) */
+    gone = srv->by_rank[rank];
+    if (srv->in_barrier > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_BARRIER)) {
+        w.kind = SHOAL_STORE_MSG_BARRIER;
+        w.waiter = lowest_waiting(srv, w.kind);
+    } else if (srv->in_gather > 0 && (gone == NULL || gone->waiting != SHOAL_STORE_MSG_ALLGATHER)) {
+        w.kind = SHOAL_STORE_MSG_ALLGATHER;
+        w.waiter = lowest_waiting(srv, w.kind);
+        w.key = srv->gather_key;
+    } else if (srv->waiting_gets > 0) {
+        /* A waiting GET's key does not exist yet (a PUT answers it at once). */
+        for (int r = 0; r < srv->npes && w.waiter < 0; r++) {
+            const shoal_store_peer_t *q = srv->by_rank[r];
+            if (q != NULL && q->waiting == SHOAL_STORE_MSG_GET && q->get_pe == (uint32_t)rank) {
+                w.waiter = r;
+                w.key = q->get_key;
+            }
+        }
+        w.kind = SHOAL_STORE_MSG_GET;
+    }
+    if (w.waiter < 0)
+        return 0;
+    *wait_p = w;
+    return 1;
 }

@@ -100,6 +100,7 @@ typedef enum {
     SHOAL_STORE_REFUSE_NPES = 3,
     SHOAL_STORE_REFUSE_JOIN_TIMEOUT = 4,
     SHOAL_STORE_REFUSE_JOB_OVER = 5,
+    SHOAL_STORE_REFUSE_RANK_BOUND = 6, /* the launcher gave this connection another rank */
 } shoal_store_refuse_t;
 
 /* A counted string or byte range inside a frame (not NUL-terminated). */
