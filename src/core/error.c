@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/peer.h"
+#include "device/heap.h"
 #include "util/log.h"
 #include "shmemx.h"
 
@@ -40,6 +41,8 @@ static const char *row_name(unsigned row)
         return "the symmetric heap";
     case SHOAL_ROUTE_GLOBALS:
         return "the program's symmetric global data";
+    case SHOAL_ROUTE_DEVICE:
+        return "the device symmetric heap";
     default:
         return "registered symmetric memory";
     }
@@ -81,6 +84,11 @@ static int route_diagnose(const char *fn, const char *what, const void *addr, si
     if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
         SHOAL_DIAG("%s: %s %p is a global variable, but PE %d runs a different executable, so "
                    "globals are not symmetric with it",
+                   fn, what, addr, pe);
+    if (r == SHOAL_ROUTE_DEVICE)
+        SHOAL_DIAG("%s: %s %p is in the device symmetric heap, and PE %d is on another host: "
+                   "only the PEs of one host reach each other's device heaps so far (no network "
+                   "transport with GPU support is built yet)",
                    fn, what, addr, pe);
     SHOAL_DIAG("%s: PE %d is not reachable from PE %d (no shared memory mapping and no network "
                "transport)",
