@@ -21,7 +21,7 @@
 #define DEV_GROW_MIN ((size_t)32 << 20)
 /* Default alignment of a device block (what cudaMalloc guarantees). */
 #define DEV_ALIGN_DEFAULT 256
-#define DEV_MSG 400
+#define DEV_MSG 640
 #define DEV_FDPASS_TIMEOUT_MS 60000
 
 shoal_device_range_t shoal_device_range;
@@ -388,7 +388,10 @@ static shoal_status_t setup_local(const shoal_device_job_t *job, const char *fn,
                  fn, device, !vmm ? "virtual memory management" : "POSIX file-descriptor export");
         return SHOAL_ERR_UNSUPPORTED;
     }
-    DEV_CHECK(cuDevicePrimaryCtxRetain, (&dev.ctx, dev.dev), "taking the primary context");
+    DEV_CHECK(cuDevicePrimaryCtxRetain, (&dev.ctx, dev.dev),
+              "taking the device's primary context (a GPU in exclusive-process compute mode "
+              "admits one process: PEs sharing it need the default mode, nvidia-smi -c DEFAULT, "
+              "or MPS)");
     DEV_CHECK(cuCtxSetCurrent, (dev.ctx), "making the primary context current");
     DEV_CHECK(cuStreamCreate, (&dev.stream, SHOAL_CU_STREAM_NON_BLOCKING),
               "creating the copy stream");
