@@ -60,6 +60,25 @@ static inline uintptr_t slot_base(int slot)
     return dev.va + (size_t)slot * dev.size;
 }
 
+/* The calling thread's current context is the program's (it may use the
+ * runtime on another device): every entry makes the heap's primary context
+ * current and gives the thread its own back on the way out. */
+static shoal_CUcontext ctx_enter(void)
+{
+    shoal_CUcontext prev = NULL;
+    if (shoal_cu.cuCtxGetCurrent == NULL || shoal_cu.cuCtxGetCurrent(&prev) != SHOAL_CUDA_SUCCESS)
+        prev = NULL;
+    if (dev.ctx != NULL)
+        shoal_cu.cuCtxSetCurrent(dev.ctx);
+    return prev;
+}
+
+static void ctx_leave(shoal_CUcontext prev)
+{
+    if (shoal_cu.cuCtxSetCurrent != NULL)
+        shoal_cu.cuCtxSetCurrent(prev);
+}
+
 /* ---- agreeing: every PE's outcome of a step, so all fail together ---- */
 
 typedef struct {
@@ -279,8 +298,7 @@ static shoal_status_t grow(const shoal_device_job_t *job, const char *fn, size_t
 
 static void teardown(shoal_route_t *rt)
 {
-    if (dev.ctx != NULL)
-        shoal_cu.cuCtxSetCurrent(dev.ctx);
+    shoal_CUcontext prev = ctx_enter();
     for (unsigned i = 0; i < dev.npieces; i++)
         piece_release(&dev.piece[i]);
     free(dev.piece);
@@ -301,6 +319,7 @@ static void teardown(shoal_route_t *rt)
     }
     free(dev.local);
     free(dev.pids);
+    ctx_leave(prev);
     const unsigned votes = dev.votes;
     const uint64_t exchanges = dev.exchanges;
     memset(&dev, 0, sizeof(dev));
@@ -427,7 +446,11 @@ static shoal_status_t setup_local(const shoal_device_job_t *job, const char *fn,
     }
     if (dev.nlocal > 1) {
         char why[DEV_MSG - 64];
-        status = shoal_fdpass_open(&dev.fp, job->bs->job_id, job->generation, "dev", me, why,
+        /* Named by the job id and the pid of the host's lowest PE: unique on
+         * this host while the job lives, even where a bootstrap has no id. */
+        char what[48];
+        snprintf(what, sizeof(what), "dev%d", dev.my_slot == 0 ? (int)getpid() : (int)dev.pids[0]);
+        status = shoal_fdpass_open(&dev.fp, job->bs->job_id, job->generation, what, me, why,
                                    sizeof(why));
         if (status != SHOAL_OK) {
             snprintf(msg, msglen, "%s: %s", fn, why);
@@ -460,8 +483,8 @@ static shoal_status_t setup(const shoal_device_job_t *job, const char *fn, int d
     return SHOAL_OK;
 }
 
-shoal_status_t shoal_device_alloc(const shoal_device_job_t *job, const char *fn, size_t size,
-                                  size_t align, int device, void **ptr_p)
+static shoal_status_t device_alloc(const shoal_device_job_t *job, const char *fn, size_t size,
+                                   size_t align, int device, void **ptr_p)
 {
     shoal_status_t status;
     *ptr_p = NULL;
@@ -477,7 +500,6 @@ shoal_status_t shoal_device_alloc(const shoal_device_job_t *job, const char *fn,
                      fn, dev.device, device);
             mine = SHOAL_ERR_INVALID;
         }
-        shoal_cu.cuCtxSetCurrent(dev.ctx);
         status = agree(job, fn, mine, msg);
     }
     if (status != SHOAL_OK || size == 0)
@@ -500,6 +522,20 @@ shoal_status_t shoal_device_alloc(const shoal_device_job_t *job, const char *fn,
     }
     *ptr_p = ptr;
     return SHOAL_OK;
+}
+
+shoal_status_t shoal_device_alloc(const shoal_device_job_t *job, const char *fn, size_t size,
+                                  size_t align, int device, void **ptr_p)
+{
+    char msg[DEV_MSG];
+    /* The driver first, to learn the thread's context before setup takes
+     * the heap's (a failure here is repeated, and agreed on, by setup). */
+    const int loaded = shoal_cuda_load(fn, msg, sizeof(msg)) == SHOAL_OK;
+    shoal_CUcontext prev = loaded ? ctx_enter() : NULL;
+    shoal_status_t status = device_alloc(job, fn, size, align, device, ptr_p);
+    if (loaded)
+        ctx_leave(prev);
+    return status;
 }
 
 shoal_status_t shoal_device_free(void *ptr)
@@ -526,17 +562,15 @@ shoal_status_t shoal_device_copy(const char *fn, void *dst, const void *src, siz
                  fn);
         return SHOAL_ERR_INVALID;
     }
-    shoal_CUresult r = shoal_cu.cuCtxSetCurrent(dev.ctx);
-    const char *call = "cuCtxSetCurrent";
-    if (r == SHOAL_CUDA_SUCCESS) {
-        call = "cuMemcpyAsync";
-        r = shoal_cu.cuMemcpyAsync((shoal_CUdeviceptr)(uintptr_t)dst,
-                                   (shoal_CUdeviceptr)(uintptr_t)src, len, dev.stream);
-    }
+    shoal_CUcontext prev = ctx_enter();
+    const char *call = "cuMemcpyAsync";
+    shoal_CUresult r = shoal_cu.cuMemcpyAsync((shoal_CUdeviceptr)(uintptr_t)dst,
+                                              (shoal_CUdeviceptr)(uintptr_t)src, len, dev.stream);
     if (r == SHOAL_CUDA_SUCCESS) {
         call = "cuStreamSynchronize";
         r = shoal_cu.cuStreamSynchronize(dev.stream);
     }
+    ctx_leave(prev);
     if (r != SHOAL_CUDA_SUCCESS) {
         snprintf(msg, msglen, "%s: copying %zu bytes from %p to %p through the CUDA driver: %s", fn,
                  len, src, dst, shoal_cuda_strerror(call, r, err, sizeof(err)));

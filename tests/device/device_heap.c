@@ -146,6 +146,19 @@ int main(void)
         CHECK_VAL("host heap after device use", i, h[i], pattern(left, i, 7));
     shmem_free(h);
 
+    /* A device block alive at finalize goes with it; a new initialization
+     * makes a new device heap (OpenSHMEM 1.6 re-initialization). */
+    long *alive = shmemx_malloc_device(N * sizeof(long), SHMEMX_DEVICE_DEFAULT);
+    CHECK(alive != NULL, "a device block before finalize");
+    shmem_finalize();
+    shmem_init();
+    shmemx_device_heap_info(&total, &used, &backed, &device);
+    CHECK(device == -1 && total == 0, "no device heap after re-initialization (device %d)", device);
+    long *fresh = shmemx_malloc_device(N * sizeof(long), SHMEMX_DEVICE_DEFAULT);
+    CHECK(fresh != NULL, "a device block after re-initialization");
+    ring_check(fresh, N, 8);
+    shmem_free(fresh);
+
     sht_pass(fake ? "device_heap (fake CUDA driver)" : "device_heap");
     shmem_finalize();
     return 0;
