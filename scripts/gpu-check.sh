@@ -27,7 +27,8 @@ else
 fi
 
 echo "== build ($build)"
-need="tools/shoalrun tests/device/device_heap tests/device/device_nogpu tests/device/gpu_probe"
+need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
+      tests/device/gpu_probe"
 have=1
 for f in $need; do [ -x "$build/$f" ] || have=0; done
 if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"; then
@@ -61,7 +62,7 @@ else
         exit 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
-    targets=(shoal shoalrun shoal-info device_heap device_nogpu gpu_probe shoal_fake_cuda)
+    targets=(shoal shoalrun shoal-info device_heap device_bw device_nogpu gpu_probe shoal_fake_cuda)
     [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
@@ -121,6 +122,14 @@ for n in 1 2 4; do
         results+=("$(printf '%-26s %6s    %s' "gpu_device_kernel.np$n" "-" "NOT BUILT (no nvcc)")")
         fail=$((fail + 1))
     fi
+done
+
+for n in 2 4; do
+    run "gpu_device_bw.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_bw"
+done
+echo "== host putmem/getmem into PE 1's device heap, 2 and 4 PEs on the GPU (copy engine)"
+for n in 2 4; do
+    grep -E "^host ->|skipped" "$logs/gpu_device_bw.np$n.log" 2>/dev/null | sed "s/^/np$n: /"
 done
 
 echo "== what the device heap did at 4 PEs (SHOAL_DEBUG_SUBSYS=device)"

@@ -126,6 +126,10 @@ int main(void)
         ring_check(a, N, 5); /* what was there still works */
     }
 
+    /* More than the heap holds: NULL on every PE, and the job goes on. */
+    void *huge = shmemx_malloc_device(total + 1, SHMEMX_DEVICE_DEFAULT);
+    CHECK(huge == NULL, "a block larger than the %zu-byte device heap returned %p", total, huge);
+
     shmem_free(c);
     shmem_free(b);
     shmem_free(a);
