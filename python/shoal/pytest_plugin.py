@@ -9,6 +9,12 @@ fails on every PE, with the failing PEs named, so the PEs stay in step and
 the job's exit status is the test run's. A test that hangs on some PEs (a
 collective that one PE never reached) is ended by the timeout, which names
 the PEs still running.
+
+The PEs run with ``--capture=sys`` unless the command line chooses a capture
+mode (``-s``, ``--capture``): pytest's default capture of file descriptors
+would swallow what the library itself writes to stderr, such as the error
+line of a PE that the library ends, since such a PE never reaches the end
+of its test to print it.
 """
 import os
 import subprocess
@@ -58,8 +64,11 @@ def _launch(config):
     npes = config.getoption("shoal_npes")
     cmd = [_shoalrun(), "-n", str(npes), "--timeout", str(config.getoption("shoal_timeout")),
            "-t", sys.executable, "-m", "pytest"] + _strip_npes(list(config.invocation_params.args))
+    at = cmd.index("pytest") + 1
     if "shoal.pytest_plugin" not in " ".join(cmd):
-        cmd[cmd.index("pytest") + 1:1] = ["-p", "shoal.pytest_plugin"]
+        cmd[at:at] = ["-p", "shoal.pytest_plugin"]
+    if not any(a == "-s" or a.startswith("--capture") for a in config.invocation_params.args):
+        cmd[at:at] = ["--capture=sys"]
     return subprocess.call(cmd)
 
 

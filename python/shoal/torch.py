@@ -94,14 +94,20 @@ def _tensor_form(fn):
     return call
 
 
+# Every shoal routine that takes arrays (tests/python/test_torch.py checks none is missing).
 for _name in ("put", "get", "put_nbi", "get_nbi", "p", "g", "put_signal", "put_signal_nbi",
               "signal_fetch", "signal_wait_until", "wait_until", "wait_until_all",
-              "wait_until_any", "wait_until_some", "test", "broadcast", "collect", "fcollect",
+              "wait_until_any", "wait_until_some", "wait_until_all_vector",
+              "wait_until_any_vector", "wait_until_some_vector", "test", "test_all", "test_any",
+              "test_some", "test_all_vector", "test_any_vector", "test_some_vector",
+              "broadcast", "collect", "fcollect",
               "alltoall", "alltoalls", "reduce", "inscan", "exscan", "peer", "is_symmetric",
               "atomic_fetch", "atomic_set", "atomic_swap", "atomic_compare_swap",
               "atomic_fetch_inc", "atomic_inc", "atomic_fetch_add", "atomic_add",
               "atomic_fetch_and", "atomic_and", "atomic_fetch_or", "atomic_or",
-              "atomic_fetch_xor", "atomic_xor"):
+              "atomic_fetch_xor", "atomic_xor", "atomic_fetch_nbi", "atomic_swap_nbi",
+              "atomic_compare_swap_nbi", "atomic_fetch_inc_nbi", "atomic_fetch_add_nbi",
+              "atomic_fetch_and_nbi", "atomic_fetch_or_nbi", "atomic_fetch_xor_nbi"):
     globals()[_name] = _tensor_form(getattr(_shoal, _name))
     __all__.append(_name)
 

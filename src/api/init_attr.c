@@ -71,7 +71,7 @@ SHOAL_API_DEF(int, shmemx_init_attr)(unsigned int flags, shmemx_init_attr_t *att
     shoal_init_overrides.symmetric_size = attr->heap_size;
     shoal_status_t status = shoal_init(attr->thread_level);
     if (status != SHOAL_OK) {
-        SHOAL_ERROR("shmemx_init_attr: initialization failed; see the messages above");
+        SHOAL_ERROR("shmemx_init_attr: %s", shoal_init_failure());
         return status;
     }
     return 0;

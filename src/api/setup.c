@@ -19,7 +19,7 @@
 SHOAL_API_DEF(void, shmem_init)(void)
 {
     if (shoal_init(SHMEM_THREAD_SINGLE) != SHOAL_OK)
-        shoal_fatal("shmem_init failed; see the messages above");
+        shoal_fatal("shmem_init: %s", shoal_init_failure());
 }
 
 SHOAL_API_DEF(int, shmem_init_thread)(int requested, int *provided)
@@ -28,8 +28,10 @@ SHOAL_API_DEF(int, shmem_init_thread)(int requested, int *provided)
         shoal_fatal("shmem_init_thread: requested %d is not a thread level; use "
                     "SHMEM_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE",
                     requested);
-    if (shoal_init(requested) != SHOAL_OK)
+    if (shoal_init(requested) != SHOAL_OK) {
+        SHOAL_ERROR("shmem_init_thread: %s", shoal_init_failure());
         return -1;
+    }
     if (provided != NULL)
         *provided = shoal.thread_level;
     return 0;

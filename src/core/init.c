@@ -60,10 +60,8 @@ static shoal_status_t bootstrap_once(void)
     if (shoal.bs.ops != NULL)
         return SHOAL_OK;
     shoal_status_t status = shoal_bootstrap_init(&shoal.bs);
-    if (status != SHOAL_OK) {
-        SHOAL_ERROR("shmem_init: bootstrap failed: %s", shoal_status_str(status));
+    if (status != SHOAL_OK)
         return status;
-    }
     if (!exit_handler_registered) {
         on_exit(exit_handler, NULL);
         exit_handler_registered = 1;
@@ -137,9 +135,17 @@ static void log_init_times(const double t[5])
                     shoal.bs.npes, shoal.bs.local_npes);
 }
 
+static char init_failure[160];
+
+const char *shoal_init_failure(void)
+{
+    return init_failure[0] != '\0' ? init_failure : "no failure recorded";
+}
+
 shoal_status_t shoal_init(int requested_thread_level)
 {
     shoal_status_t status;
+    const char *step = "reading the settings";
     double t[5]; /* start, bootstrap, segments, network, barrier done */
     pthread_mutex_lock(&shoal.lock);
     if (shoal.initialized) {
@@ -162,6 +168,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
     t[0] = now_ms();
+    step = "starting the bootstrap (finding the job's other PEs)";
     status = bootstrap_once();
     if (status != SHOAL_OK)
         goto out;
@@ -172,9 +179,11 @@ shoal_status_t shoal_init(int requested_thread_level)
     choose_wait_spin();
     shoal.generation++;
 
+    step = "creating the symmetric heap";
     status = create_segments();
     if (status != SHOAL_OK)
         goto out;
+    step = "allocating the route table";
     status = shoal_route_create(&shoal.route, shoal.bs.npes, shoal.bs.rank);
     shoal.node = calloc((size_t)shoal.bs.npes, sizeof(*shoal.node));
     if (status != SHOAL_OK || shoal.node == NULL) {
@@ -185,12 +194,14 @@ shoal_status_t shoal_init(int requested_thread_level)
     const shoal_segment_t *data = &shoal.segs[SHOAL_ROUTE_GLOBALS];
     shoal_route_set_row(&shoal.route, SHOAL_ROUTE_HEAP, heap->base, heap->size, SHOAL_MEM_HOST);
     shoal_route_set_row(&shoal.route, SHOAL_ROUTE_GLOBALS, data->base, data->size, SHOAL_MEM_HOST);
+    step = "exchanging segments with the PEs of this host";
     status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_route;
     t[2] = now_ms();
 
     shoal.internal = (shoal_internal_t *)heap->base;
+    step = "setting up the heap allocator";
     status = shoal_heap_init(&shoal.heap, heap->base + shoal.internal_size,
                              heap->size - shoal.internal_size);
     if (status != SHOAL_OK)
@@ -199,12 +210,14 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.thread_level = requested_thread_level > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                                         : requested_thread_level;
 
+    step = "opening the network transport";
     status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_heap;
     t[3] = now_ms();
     SHOAL_NPES = shoal.bs.npes;
     shoal_teams_init();
+    step = "the final bootstrap barrier";
     status = shoal_bootstrap_barrier(&shoal.bs);
     if (status != SHOAL_OK) {
         SHOAL_NPES = 0;
@@ -240,6 +253,7 @@ out_route:
     shoal.node = NULL;
     shoal_segment_destroy(&shoal.segs[SHOAL_ROUTE_HEAP]);
 out:
+    snprintf(init_failure, sizeof(init_failure), "%s failed: %s", step, shoal_status_str(status));
     pthread_mutex_unlock(&shoal.lock);
     return status;
 }

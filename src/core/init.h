@@ -16,8 +16,12 @@ typedef struct {
 
 extern shoal_init_overrides_t shoal_init_overrides;
 
-/* Collective over all PEs; a second call while initialized does nothing. */
+/* Collective over all PEs; a second call while initialized does nothing.
+ * On failure everything it started is released again, and
+ * shoal_init_failure() says which step failed and why, in words (the step's
+ * own message, where it has one, was logged where the failure was found). */
 shoal_status_t shoal_init(int requested_thread_level);
+const char *shoal_init_failure(void);
 void shoal_finalize(void);
 /* Ends the whole job with `status` (shmem_global_exit). */
 void shoal_global_exit(int status) __attribute__((noreturn));

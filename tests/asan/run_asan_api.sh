@@ -14,7 +14,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build-asan}
-tests=$(cd "$src/tests/api" && ls ./*.c | sed 's|^\./||; s/\.c$//')
+tests=$(cd "$src/tests/api" && ls ./*.c ./*.cpp | sed 's|^\./||; s/\.c$//; s/\.cpp$//')
 targets="shoal shoalrun" # shoal brings the UCX plugin where the build has one
 for t in $tests; do
     targets="$targets api_$t"

@@ -34,6 +34,16 @@ if [ "$said" -ne "$npes" ]; then
     echo "FAIL unknown_hint: the hint was logged $said times at $npes PEs, expected once per PE"
     failures=$((failures + 1))
 fi
+# A failed shmem_init names the step and its cause, once per PE that got to
+# say it before the first failing PE ended the job (a heap larger than any
+# address space: 10^18 bytes).
+SHMEM_SYMMETRIC_SIZE=1000000T expect init_fails nonzero "mmap of the shoal-heap segment" \
+    "lower SHMEM_SYMMETRIC_SIZE" "shmem_init: creating the symmetric heap failed: system call failed"
+said=$(grep -c "shmem_init: creating the symmetric heap failed" "$out")
+if [ "$said" -gt "$npes" ] || [ "$(sort "$out" | uniq -d | wc -l)" -ne 0 ]; then
+    echo "FAIL init_fails: a line said twice ($said step lines from $npes PEs):"; cat "$out"
+    failures=$((failures + 1))
+fi
 if [ "$npes" -gt 1 ]; then
     expect debug_collect_overflow nonzero "shmem_collectmem: dest" "has 80 bytes to the end" "writes $((npes * 80)) bytes"
     expect outside_set zero "shmem_barrier: PE 1 is not in the active set (PE_start 0, logPE_stride 0, PE_size 1)" "returning at once" "once per call site"

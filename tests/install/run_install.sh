@@ -2,9 +2,11 @@
 # Installs Shoal to a temporary prefix and builds a program three ways a user
 # would: the installed shoalcc, pkg-config, and a CMake project with
 # find_package(Shoal). Each binary must run under the installed shoalrun.
-# Usage: run_install.sh BUILD_DIR SOURCE_DIR ucx|no-ucx (whether the build has the plugin)
+# Where the build has the Python package, the installed one must import from
+# the prefix and run under the installed shoalrun and its pytest plugin.
+# Usage: run_install.sh BUILD_DIR SOURCE_DIR ucx|no-ucx [PYTHON|no-python]
 set -eu
-build=$1 src=$2 ucx=${3:-ucx}
+build=$1 src=$2 ucx=${3:-ucx} python=${4:-no-python}
 prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
@@ -31,6 +33,47 @@ for cxx in oshc++ oshCC oshcxx; do "$prefix/bin/$cxx" "$prefix/t.cpp" -o "$prefi
 printf '#include <pshmem.h>\nint main(void){pshmem_init();int ok=pshmem_n_pes()==shmem_n_pes();pshmem_finalize();return !ok;}\n' > "$prefix/p.c"
 "$prefix/bin/shoalcc" "$prefix/p.c" -o "$prefix/pshmem_names"
 "$prefix/bin/shoalrun" -n 2 "$prefix/pshmem_names"
+
+# The Python package installs with the project: the installed shoal (not the
+# build tree's) imports, finds the installed libshoal, and its values cross
+# PEs under the installed shoalrun; the pytest plugin starts that shoalrun.
+if [ "$python" != no-python ]; then
+    pkg="$lib/python3/dist-packages"
+    [ -d "$pkg/shoal" ] || { echo "FAIL: the Python package was not installed under $pkg"; exit 1; }
+    cat > "$prefix/test_ring.py" <<'PY'
+import os
+import numpy as np
+import shoal
+
+
+def test_ring():
+    assert shoal.__file__.startswith(os.environ["SHT_PREFIX"] + "/"), shoal.__file__
+    me, n = shoal.my_pe(), shoal.n_pes()
+    a = shoal.zeros(1, np.int64)
+    shoal.p(a, 100 + me, (me + 1) % n)
+    shoal.barrier_all()
+    assert a[0] == 100 + (me - 1) % n
+    shoal.barrier_all()
+    shoal.free(a)
+    print(f"installed shoal ok on PE {me} of {n}")
+
+
+if __name__ == "__main__":
+    test_ring()
+PY
+    out=$(cd "$prefix" && env -u SHOALRUN SHT_PREFIX="$prefix" PYTHONPATH="$pkg" \
+        "$prefix/bin/shoalrun" -n 3 "$python" test_ring.py)
+    [ "$(echo "$out" | grep -c "installed shoal ok on PE [0-9] of 3")" -eq 3 ] ||
+        { echo "FAIL: installed Python package under the installed shoalrun: $out"; exit 1; }
+    if "$python" -c "import pytest" 2>/dev/null; then
+        out=$(cd "$prefix" && env -u SHOALRUN SHT_PREFIX="$prefix" PYTHONPATH="$pkg" \
+            PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "$python" -m pytest -q -p no:cacheprovider \
+            -p shoal.pytest_plugin --shoal-npes 2 test_ring.py 2>&1) || true
+        [ "$(echo "$out" | grep -c "1 passed")" -eq 2 ] ||
+            { echo "FAIL: the installed pytest plugin did not pass test_ring.py on 2 PEs: $out"; exit 1; }
+    fi
+    echo "ok: the installed Python package runs under the installed shoalrun"
+fi
 
 PKG_CONFIG_PATH="$lib/pkgconfig" cc -O2 "$src/examples/ring.c" -o "$prefix/ring_pc" \
     $(PKG_CONFIG_PATH="$lib/pkgconfig" pkg-config --cflags --libs shoal)

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=${1:-$(cd "$here/../.." && pwd)}
 build=${2:-$src/build-asan}
 programs="tests/multihost/remote_completion"
-for t in $(cd "$src/tests/api" && ls ./*.c | sed 's|^\./||; s/\.c$//'); do
+for t in $(cd "$src/tests/api" && ls ./*.c ./*.cpp | sed 's|^\./||; s/\.c$//; s/\.cpp$//'); do
     programs="$programs tests/api/api_$t"
 done
 targets="shoal shoal_ucx"

@@ -150,3 +150,13 @@ def test_garbage_collected_array_is_kept_not_freed():
     import gc
     gc.collect()
     assert shoal.kept_bytes() >= before + 1000
+
+
+def test_interpreter_data_is_not_remapped():
+    # Symmetric globals stay off in Python processes (the interpreter's own .data
+    # must not move onto a shared segment), even though ctest sets
+    # SHOAL_SYMMETRIC_GLOBALS=1 for these suites; the heap is mapped as usual.
+    with open("/proc/self/maps") as f:
+        maps = f.read()
+    assert "shoal-heap" in maps
+    assert "shoal-globals" not in maps

@@ -44,3 +44,36 @@ def test_device_argument():
     t = st.ones(2, device="cpu")
     assert (t == 1).all()
     st.free(t)
+
+
+# shoal routines without array arguments (or that make arrays): no tensor form needed.
+NO_ARRAYS = {"alloc", "array", "barrier_all", "clear_lock", "ctx_create", "fence", "global_exit",
+             "heap_info", "info", "kept_bytes", "my_pe", "n_pes", "pe_accessible", "quiet",
+             "set_lock", "sync", "sync_all", "test_lock"}
+
+
+def test_every_array_routine_has_a_tensor_form():
+    routines = {n for n in shoal.__all__
+                if callable(getattr(shoal, n)) and not isinstance(getattr(shoal, n), type)}
+    missing = sorted(routines - NO_ARRAYS - set(st.__all__))
+    assert not missing, f"shoal.torch has no tensor form of {missing}"
+
+
+def test_nbi_atomics_tests_and_vector_waits_on_tensors():
+    a = st.full((4,), 10, dtype=torch.int64)
+    f = torch.zeros(3, dtype=torch.int64)
+    shoal.barrier_all()
+    st.atomic_fetch_add_nbi(f[0:], a[0:], ME + 1, RIGHT)
+    st.atomic_fetch_inc_nbi(f[1:], a[1:], RIGHT)
+    st.atomic_swap_nbi(f[2:], a[2:], 100 + ME, RIGHT)
+    shoal.quiet()
+    assert f.tolist() == [10, 10, 10]
+    shoal.barrier_all()
+    assert a[:3].tolist() == [10 + LEFT + 1, 11, 100 + LEFT]    # written by LEFT
+    want = torch.tensor([10 + LEFT + 1, 11, 100 + LEFT, 10], dtype=torch.int64)
+    st.wait_until_all_vector(a, shoal.CMP_EQ, want)
+    assert st.test_all_vector(a, shoal.CMP_EQ, want)
+    assert st.test_any(a[2:], shoal.CMP_GE, 100) == 0
+    assert list(st.test_some(a, shoal.CMP_EQ, 10)) == [3]
+    shoal.barrier_all()
+    st.free(a)
