@@ -38,8 +38,20 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
     echo "building anew in $build"
     have=0
 fi
-if [ "$have" = 1 ]; then
-    echo "using the build already in $build"
+cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+targets=(shoal shoalrun shoal-info device_heap device_bw device_nogpu gpu_probe shoal_fake_cuda)
+grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
+    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check)
+if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
+    # This tree's own build: bring it up to date (a carried one is used as is).
+    echo "updating the build in $build"
+    if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
+        grep -E "error|Error" "$logs/build.log" | head -30
+        echo "gpu-check: building failed"
+        exit 1
+    fi
+elif [ "$have" = 1 ]; then
+    echo "using the build already in $build (made from $cached_src)"
 else
     nvcc=""
     for c in "${CUDACXX:-}" "$(command -v nvcc 2>/dev/null)" /usr/local/cuda/bin/nvcc; do
@@ -62,7 +74,6 @@ else
         exit 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
-    targets=(shoal shoalrun shoal-info device_heap device_bw device_nogpu gpu_probe shoal_fake_cuda)
     [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30

@@ -33,9 +33,6 @@
 #include "bootstrap/bootstrap.h"
 #include "mem/route.h"
 
-/* The route row of the device heap. */
-#define SHOAL_ROUTE_DEVICE 2
-
 /* Pass as `device` for the PE's default device (SHOAL_DEVICE, else its rank
  * on its host modulo the number of devices). Equal to SHMEMX_DEVICE_DEFAULT. */
 #define SHOAL_DEVICE_DEFAULT (-1)

@@ -31,6 +31,7 @@
 #define SHOAL_ROUTE_ROWS 8
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
+#define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/heap.h), once made */
 /* Rows looked up inline by shoal_route_ptr; the others (device heap,
  * registrations) by shoal_route_find_all. */
 #define SHOAL_ROUTE_INLINE_ROWS 2
