@@ -28,6 +28,7 @@ fi
 
 echo "== build ($build)"
 need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
+      tests/device/device_misuse
       tests/device/gpu_probe"
 have=1
 for f in $need; do [ -x "$build/$f" ] || have=0; done
@@ -39,7 +40,8 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
     have=0
 fi
 cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-targets=(shoal shoalrun shoal-info device_heap device_bw device_nogpu gpu_probe shoal_fake_cuda)
+targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
+    shoal_fake_cuda)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
     [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check)
 if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then

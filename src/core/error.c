@@ -26,6 +26,14 @@ void shoal_fatal(const char *fmt, ...)
     _exit(1);
 }
 
+void shoal_device_unsupported(const char *fn, const char *what, const void *addr, int pe)
+{
+    shoal_fatal("%s: %s %p is in PE %d's device symmetric heap; host code can put to and get "
+                "from GPU memory, but host atomics, signals and waits on it need device-side "
+                "calls (not built yet); keep such words in host symmetric memory",
+                fn, what, addr, pe);
+}
+
 void shoal_require_init(const char *fn)
 {
     if (!shoal.initialized)

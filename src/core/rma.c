@@ -201,14 +201,6 @@ void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size
     amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
 }
 
-void shoal_device_unsupported(const char *fn, const char *what, const void *addr, int pe)
-{
-    shoal_fatal("%s: %s %p is in PE %d's device symmetric heap; host code can put to and get "
-                "from GPU memory, but atomics and signals on it need device-side calls (not "
-                "built yet); keep atomic and signal words in host symmetric memory",
-                fn, what, addr, pe);
-}
-
 void shoal_amo_misaligned(const char *fn, const void *dest, size_t size)
 {
     shoal_fatal("%s: dest %p is not aligned to its %zu-byte type; atomics need naturally "

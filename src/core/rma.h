@@ -17,11 +17,6 @@
  * PE and the transport's own account of the failure. */
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe) __attribute__((cold, noreturn));
 
-/* An atomic or signal aimed at device memory from host code: ends the job
- * saying why (the host has no atomics on GPU memory). */
-void shoal_device_unsupported(const char *fn, const char *what, const void *addr, int pe)
-    __attribute__((cold, noreturn));
-
 /* The four kinds of transfer; the _NBI ones complete at the next quiet. */
 typedef enum { SHOAL_RMA_PUT, SHOAL_RMA_GET, SHOAL_RMA_PUT_NBI, SHOAL_RMA_GET_NBI } shoal_rma_t;
 

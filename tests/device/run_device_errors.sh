@@ -3,7 +3,9 @@
 # device allocation where the device side cannot work returns NULL on every
 # PE, after one message that names the call and what is missing, and the job
 # goes on (device_nogpu checks host RMA after it and exits 0). "off": the
-# library was built with -DSHOAL_WITH_CUDA=OFF.
+# library was built with -DSHOAL_WITH_CUDA=OFF. Then host atomics, signals
+# and waits on device memory (device_misuse, next to DEVICE_NOGPU) end the
+# job with a message.
 set -u
 shoalrun=$1 prog=$2 fake=$3 npes=$4 build=${5:-on}
 out=$(mktemp)
@@ -18,6 +20,8 @@ run_mode() {
     baddevice) SHOAL_CUDA_LIBRARY=$fake timeout 60 "$shoalrun" -n "$npes" --timeout 50 "$prog" 5 ;;
     badsetting) SHOAL_DEVICE=gpu0 SHOAL_CUDA_LIBRARY=$fake timeout 60 "$shoalrun" -n "$npes" --timeout 50 "$prog" ;;
     off) timeout 60 "$shoalrun" -n "$npes" --timeout 50 "$prog" ;;
+    misuse_*) SHOAL_CUDA_LIBRARY=$fake timeout 60 "$shoalrun" -n "$npes" --timeout 50 \
+        "$(dirname "$prog")/device_misuse" "${1#misuse_}" ;;
     esac
 }
 # shellcheck source=../expect_mode.sh
@@ -51,6 +55,10 @@ else
     expect baddevice zero "shmemx_malloc_device: there is no CUDA device 5: the driver sees 1" \
         "PASS device_nogpu"
     expect badsetting zero "SHOAL_DEVICE=gpu0 is not a device ordinal" "PASS device_nogpu"
+    expect misuse_amo nonzero "shmem_long_atomic_add: dest 0x" "device symmetric heap" \
+        "host atomics, signals and waits on it need device-side calls"
+    expect misuse_signal nonzero "shmem_putmem_signal: sig_addr 0x" "device symmetric heap"
+    expect misuse_wait nonzero "shmem_long_wait_until: ivar 0x" "device symmetric heap"
 fi
 [ "$failures" -eq 0 ] || exit 1
 echo "PASS run_device_errors ($npes PEs)"
