@@ -83,7 +83,8 @@ typedef struct {
  * each other's device heaps (shmem_ptr gives a device pointer for a local
  * peer); PEs on other hosts do not yet. Host code may put, get and
  * shmem_ptr device memory; host atomics, signals and waits on it are not
- * supported (the job ends saying so). */
+ * supported (atomics, signals and set waits end the job saying so; a wait
+ * or test on one variable there faults). */
 
 /* A hint of shmem_malloc_with_hints: the block is in the device heap, on
  * the PE's default device. */

@@ -23,8 +23,7 @@
     SHOAL_API_DEF(int, shmem_##NAME##_test)(TYPE * ivar, int cmp, TYPE cmp_value)                  \
     {                                                                                              \
         shoal_check_cmp(SHOAL_FN, cmp);                                                            \
-        return shoal_test_one(SHOAL_FN, ivar, SHOAL_DTYPE_OF(TYPE), cmp,                           \
-                              SHOAL_WIDEN(TYPE, cmp_value));                                       \
+        return shoal_test_one(ivar, SHOAL_DTYPE_OF(TYPE), cmp, SHOAL_WIDEN(TYPE, cmp_value));      \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_wait_until_all)                                             \
     (TYPE * ivars, size_t nelems, const int *status, int cmp, TYPE cmp_value)                      \

@@ -28,7 +28,7 @@ typedef enum {
 /* Checks `cmp` and ends the job with an error naming `fn` if it is invalid. */
 void shoal_check_cmp(const char *fn, int cmp);
 
-int shoal_test_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value);
+int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value);
 void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value);
 
 /* The _all/_any/_some families. `values` is NULL for the scalar forms (then

@@ -58,7 +58,7 @@ else
     expect misuse_amo nonzero "shmem_long_atomic_add: dest 0x" "device symmetric heap" \
         "host atomics, signals and waits on it need device-side calls"
     expect misuse_signal nonzero "shmem_putmem_signal: sig_addr 0x" "device symmetric heap"
-    expect misuse_wait nonzero "shmem_long_wait_until: ivar 0x" "device symmetric heap"
+    expect misuse_wait nonzero "shmem_long_wait_until_all: ivars 0x" "device symmetric heap"
 fi
 [ "$failures" -eq 0 ] || exit 1
 echo "PASS run_device_errors ($npes PEs)"
