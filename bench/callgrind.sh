@@ -61,7 +61,11 @@ done >"$work/counts.txt"
 # The ops in source order, each with its number of calls (N or N_COLL there).
 n=$(sed -n 's/^#define N \([0-9]*\)L.*/\1/p' "$here/callgrind_ops.c")
 n_coll=$(sed -n 's/^#define N_COLL \([0-9]*\)L.*/\1/p' "$here/callgrind_ops.c")
-sed -n 's/^OP static .* op_\([a-z0-9_]*\)(.*i < \(N_COLL\|N\);.*/\1 \2/p' \
+# (Each definition spans lines since clang-format: the name, then the loop.)
+awk '/^OP static .* op_[a-z0-9_]*\(/ { match($0, /op_[a-z0-9_]*\(/)
+                                       name = substr($0, RSTART + 3, RLENGTH - 4); next }
+     name != "" && /i < N_COLL;/ { print name, "N_COLL"; name = ""; next }
+     name != "" && /i < N;/ { print name, "N"; name = "" }' \
     "$here/callgrind_ops.c" >"$work/ops.txt"
 
 {

@@ -65,6 +65,34 @@ typedef struct {
     { SHMEMX_INIT_ATTR_VERSION, -1, 0, NULL, NULL, 0, 0, 0, SHMEM_THREAD_SINGLE, { { 0 } } }
 /* clang-format on */
 
+/* ---- Device memory: the device symmetric heap ------------------------------
+ *
+ * Symmetric memory on each PE's GPU, made at the first device allocation
+ * (the CUDA driver is loaded then, never before; docs/env.md lists
+ * SHOAL_DEVICE_HEAP_SIZE, SHOAL_DEVICE and SHOAL_CUDA_LIBRARY):
+ *
+ *   double *x = shmemx_malloc_device(n * sizeof(double), SHMEMX_DEVICE_DEFAULT);
+ *   // or shmem_malloc_with_hints(n * sizeof(double), SHMEMX_MALLOC_DEVICE)
+ *   shmem_putmem(x, src, n * sizeof(double), pe);  // host code: copy engine
+ *   double *px = shmem_ptr(x, pe);                // pe's GPU memory, for kernels
+ *   shmem_free(x);
+ *
+ * Allocation is collective; when any PE has no CUDA driver or GPU, or no GPU
+ * memory left, it returns NULL on every PE after one message saying why, and
+ * the job goes on. Several PEs may share one GPU. The PEs of one host reach
+ * each other's device heaps (shmem_ptr gives a device pointer for a local
+ * peer); PEs on other hosts do not yet. Host code may put, get and
+ * shmem_ptr device memory; host atomics, signals and waits on it are not
+ * supported (atomics, signals and set waits end the job saying so; a wait
+ * or test on one variable there faults). */
+
+/* A hint of shmem_malloc_with_hints: the block is in the device heap, on
+ * the PE's default device. */
+#define SHMEMX_MALLOC_DEVICE (1L << 16)
+/* The `device` of shmemx_malloc_device that means "the PE's default":
+ * SHOAL_DEVICE, else the PE's rank on its host modulo the number of GPUs. */
+#define SHMEMX_DEVICE_DEFAULT (-1)
+
 /* ---- routines: in shmem/routines_x.h, spelled SHMEM_FN(name) as in shmem.h ---- */
 #define SHMEM_FN(name) name
 #include <shmem/routines_x.h>

@@ -1,13 +1,14 @@
 #!/bin/sh
-# Builds Shoal with -DSHOAL_WITH_UCX=OFF -DSHOAL_WITH_PMIX=OFF on a machine
-# where UCX and PMIx look absent, and runs every test that build registers
+# Builds Shoal with -DSHOAL_WITH_UCX=OFF -DSHOAL_WITH_PMIX=OFF
+# -DSHOAL_WITH_CUDA=OFF on a machine where UCX, PMIx and the CUDA toolkit
+# look absent, and runs every test that build registers
 # (the one-host suite) except the sanitizer and fuzz runs, which rebuild the
 # same code the main run already covers. The packages are hidden, not removed: in a private
 # mount namespace (unshare -m, root) every header folder, library, archive
 # and pkg-config file of libucx-dev, libucx0, libpmix-dev and libpmix2 is
-# covered (folders by an empty tmpfs, files by /dev/null), so an include or
-# a link that still needed them would fail. The script checks the hiding
-# worked before it builds.
+# covered (folders by an empty tmpfs, files by /dev/null), and so is
+# /usr/local/cuda, so an include or a link that still needed them would
+# fail. The script checks the hiding worked before it builds.
 #
 # usage: scripts/test_minimal.sh [BUILD_DIR]   (default build-minimal)
 #   exit 77 (skipped) when not root or without unshare
@@ -30,15 +31,24 @@ for path in $(dpkg -L libucx-dev libucx0 libpmix-dev libpmix2 2>/dev/null | sort
         case $parent in "$multiarch" | "$multiarch/pkgconfig") mount --bind /dev/null "$path" ;; esac
     fi
 done
+if [ -d /usr/local/cuda/ ]; then mount -t tmpfs none /usr/local/cuda/; fi
+for i in 1 2 3; do # wrappers elsewhere on PATH (/usr/local/bin/nvcc)
+    p=$(command -v nvcc 2>/dev/null) || break
+    mount --bind /dev/null "$p"
+done
+if command -v nvcc >/dev/null 2>&1; then
+    echo "test_minimal.sh: nvcc is still visible"; exit 1
+fi
 if pkg-config --exists ucx || pkg-config --exists pmix; then
     echo "test_minimal.sh: pkg-config still finds ucx or pmix"; exit 1
 fi
 if printf "#include <ucp/api/ucp.h>\n" | cc -E -x c - >/dev/null 2>&1; then
     echo "test_minimal.sh: ucp.h is still visible"; exit 1
 fi
-echo "test_minimal.sh: UCX and PMIx are hidden; building in $build"
+echo "test_minimal.sh: UCX, PMIx and CUDA are hidden; building in $build"
 cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSHOAL_WERROR=ON \
-    -DSHOAL_WITH_UCX=OFF -DSHOAL_WITH_PMIX=OFF -DSHOAL_BUILD_BENCH=OFF | grep -E "^-- (Shoal|  )" || true
+    -DSHOAL_WITH_UCX=OFF -DSHOAL_WITH_PMIX=OFF -DSHOAL_WITH_CUDA=OFF -DSHOAL_BUILD_BENCH=OFF |
+    grep -E "^-- (Shoal|  )" || true
 cmake --build "$build" -j"$(nproc)"
 if ldd "$build"/libshoal.so | grep -E "libuc[pstm]|libpmix"; then
     echo "test_minimal.sh: libshoal links UCX or PMIx"; exit 1

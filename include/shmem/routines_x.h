@@ -14,6 +14,20 @@
  * a shmem_malloc could get now. All zero before shmem_init. */
 SHMEM_API void SHMEM_FN(shmemx_heap_info)(size_t *total, size_t *used, size_t *largest_free);
 
+/* Collective: `size` bytes of device symmetric heap on CUDA device `device`
+ * (an ordinal as the driver numbers them, or SHMEMX_DEVICE_DEFAULT); the
+ * first call makes the PE's device heap on that device, and later calls
+ * must name the same one (or the default). NULL on every PE, after one
+ * message naming the cause, when a PE cannot (see shmemx.h). Free it with
+ * shmem_free. */
+SHMEM_API void *SHMEM_FN(shmemx_malloc_device)(size_t size, int device);
+
+/* The device heap of the calling PE: its size, the bytes in live
+ * allocations, the bytes backed by GPU memory, and its device ordinal
+ * (-1 and zeros while it has none). */
+SHMEM_API void SHMEM_FN(shmemx_device_heap_info)(size_t *total, size_t *used, size_t *backed,
+                                                 int *device);
+
 /* For bindings that must report bad input instead of ending the job (the
  * Python package): checks that the `len` bytes at `addr` are symmetric and
  * reachable on world PE `pe`, as every RMA, AMO and signal routine does

@@ -4,11 +4,13 @@
 #include <stdatomic.h>
 
 #include <shmem.h>
+#include <shmemx.h>
 
 #include "api/api.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "device/heap.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -68,16 +70,43 @@ SHOAL_API_DEF(void, shmem_free)(void *ptr)
 SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
 {
     SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
-    /* Every hint is satisfied by ordinary heap memory on one host; one this
-     * library does not know is treated like 0, as the spec allows. */
+    /* SHMEMX_MALLOC_DEVICE asks for the device heap. Every other hint is
+     * satisfied by ordinary heap memory on one host; one this library does
+     * not know is treated like 0, as the spec allows. */
+    if (hints & SHMEMX_MALLOC_DEVICE)
+        return shoal_alloc_device_collective(SHOAL_FN, size, 0, SHOAL_DEVICE_DEFAULT);
     static atomic_int told;
     if ((hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)) &&
         atomic_exchange(&told, 1) == 0)
         SHOAL_INFO("shmem_malloc_with_hints: hints 0x%lx has bits Shoal does not know; "
                    "allocating as shmem_malloc does (known hints: SHMEM_MALLOC_ATOMICS_REMOTE, "
-                   "SHMEM_MALLOC_SIGNAL_REMOTE); logged once",
+                   "SHMEM_MALLOC_SIGNAL_REMOTE, SHMEMX_MALLOC_DEVICE); logged once",
                    (unsigned long)hints);
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
+}
+
+SHOAL_API_DEF(void *, shmemx_malloc_device)(size_t size, int device)
+{
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    return shoal_alloc_device_collective(SHOAL_FN, size, 0,
+                                         device < 0 ? SHOAL_DEVICE_DEFAULT : device);
+}
+
+SHOAL_API_DEF(void, shmemx_device_heap_info)
+(size_t *total, size_t *used, size_t *backed, int *device)
+{
+    size_t t = 0, u = 0, b = 0;
+    int d = -1;
+    if (shoal.initialized)
+        shoal_device_heap_info(&t, &u, &b, &d);
+    if (total != NULL)
+        *total = t;
+    if (used != NULL)
+        *used = u;
+    if (backed != NULL)
+        *backed = b;
+    if (device != NULL)
+        *device = d;
 }
 
 SHOAL_API_DEF(void *, shmalloc)(size_t size)

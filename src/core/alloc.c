@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/rma.h"
 #include "core/state.h"
+#include "device/heap.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -101,6 +102,21 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
     return ptr;
 }
 
+void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, int device)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    pthread_mutex_lock(&shoal.lock);
+    check_same_args(fn, size, align);
+    const shoal_device_job_t job = {
+        .bs = &shoal.bs, .rt = &shoal.route, .node = shoal.node, .generation = shoal.generation};
+    void *ptr = NULL;
+    shoal_device_alloc(&job, fn, size, align, device, &ptr);
+    shoal_quiet(fn);
+    shoal_sync_world(fn);
+    pthread_mutex_unlock(&shoal.lock);
+    return ptr;
+}
+
 void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align)
 {
     SHOAL_REQUIRE_INIT(fn);
@@ -119,10 +135,16 @@ void shoal_free_collective(const char *fn, void *ptr)
     /* Every PE must be done with the block before anyone may reuse it. */
     shoal_quiet(fn);
     shoal_sync_world(fn);
-    if (ptr != NULL && free_block(fn, ptr) != SHOAL_OK)
+    if (ptr != NULL && shoal_device_owns(ptr)) {
+        if (shoal_device_free(ptr) != SHOAL_OK)
+            shoal_fatal("%s: ptr %p is in the device symmetric heap but was not returned by "
+                        "shmemx_malloc_device or shmem_malloc_with_hints, or was already freed",
+                        fn, ptr);
+    } else if (ptr != NULL && free_block(fn, ptr) != SHOAL_OK) {
         shoal_fatal("%s: ptr %p was not returned by shmem_malloc, shmem_calloc, shmem_align or "
                     "shmem_realloc, or was already freed",
                     fn, ptr);
+    }
     if (shoal_check_on)
         shoal_sync_world(fn); /* poisoned everywhere before any PE can write into it */
     pthread_mutex_unlock(&shoal.lock);

@@ -16,6 +16,12 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
  * invalid alignment): checks that every PE passed the same arguments and
  * synchronizes, but allocates nothing, so every PE returns NULL together. */
 void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align);
+/* The same for the device symmetric heap (device/heap.h): `device` is an
+ * ordinal or SHOAL_DEVICE_DEFAULT. Returns NULL on every PE, after one
+ * message, when any PE cannot make or grow its device heap (no driver, no
+ * GPU, out of GPU memory); never ends the job for that. */
+void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, int device);
+/* Frees a block of either heap. */
 void shoal_free_collective(const char *fn, void *ptr);
 
 /* For SHMEM_DEBUG: ends the job, naming the call, the argument and the

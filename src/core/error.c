@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/peer.h"
+#include "device/heap.h"
 #include "util/log.h"
 #include "shmemx.h"
 
@@ -23,6 +24,14 @@ void shoal_fatal(const char *fmt, ...)
     if (shoal.bs.ops != NULL)
         shoal.bs.ops->abort(&shoal.bs, 1, NULL);
     _exit(1);
+}
+
+void shoal_device_unsupported(const char *fn, const char *what, const void *addr, int pe)
+{
+    shoal_fatal("%s: %s %p is in PE %d's device symmetric heap; host code can put to and get "
+                "from GPU memory, but host atomics, signals and waits on it need device-side "
+                "calls (not built yet); keep such words in host symmetric memory",
+                fn, what, addr, pe);
 }
 
 void shoal_require_init(const char *fn)
@@ -40,6 +49,8 @@ static const char *row_name(unsigned row)
         return "the symmetric heap";
     case SHOAL_ROUTE_GLOBALS:
         return "the program's symmetric global data";
+    case SHOAL_ROUTE_DEVICE:
+        return "the device symmetric heap";
     default:
         return "registered symmetric memory";
     }
@@ -81,6 +92,11 @@ static int route_diagnose(const char *fn, const char *what, const void *addr, si
     if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
         SHOAL_DIAG("%s: %s %p is a global variable, but PE %d runs a different executable, so "
                    "globals are not symmetric with it",
+                   fn, what, addr, pe);
+    if (r == SHOAL_ROUTE_DEVICE)
+        SHOAL_DIAG("%s: %s %p is in the device symmetric heap, and PE %d is on another host: "
+                   "only the PEs of one host reach each other's device heaps so far (no network "
+                   "transport with GPU support is built yet)",
                    fn, what, addr, pe);
     SHOAL_DIAG("%s: PE %d is not reachable from PE %d (no shared memory mapping and no network "
                "transport)",

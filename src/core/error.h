@@ -8,6 +8,12 @@
 
 void shoal_fatal(const char *fmt, ...) __attribute__((noreturn, cold, format(printf, 1, 2)));
 
+/* An atomic, signal or wait of host code aimed at device memory (`what` at
+ * `addr`, on PE `pe`): ends the job saying why (the host has no atomics on
+ * GPU memory and cannot load it). */
+void shoal_device_unsupported(const char *fn, const char *what, const void *addr, int pe)
+    __attribute__((cold, noreturn));
+
 /* Ends the job if the library is not initialized, naming the call. */
 void shoal_require_init(const char *fn);
 

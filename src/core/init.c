@@ -28,6 +28,7 @@
 #include "core/pcontrol.h"
 #include "core/team.h"
 #include "core/trace.h"
+#include "device/heap.h"
 #include "mem/route_build.h"
 #include "transport/net.h"
 #include "transport/shm/shm.h"
@@ -281,6 +282,11 @@ void shoal_finalize(void)
     shoal_teams_finalize();
     shoal_hosts_finalize();
     shoal_net_close(&shoal.route);
+    /* Before the host segments' peers are unmapped: the device row's views
+     * are GPU mappings, not mmaps. */
+    const shoal_device_job_t job = {
+        .bs = &shoal.bs, .rt = &shoal.route, .node = shoal.node, .generation = shoal.generation};
+    shoal_device_finalize(&job);
     shoal_heap_finalize(&shoal.heap);
     shoal_shm_disconnect(&shoal.bs, &shoal.route);
     shoal_route_destroy(&shoal.route);

@@ -6,6 +6,7 @@
 #include "core/hang.h"
 #include "core/rma.h"
 #include "core/trace.h"
+#include "device/heap.h"
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
@@ -32,6 +33,16 @@ void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t
         shoal_net_fail(fn, status, pe);
 }
 
+/* A local transfer that touches GPU memory (a device heap, or a device
+ * buffer of the caller's): the host cannot load or store it, so the copy
+ * engine moves it, complete on return. */
+static void device_copy(const char *fn, void *dst, const void *src, size_t len)
+{
+    char msg[600];
+    if (shoal_device_copy(fn, dst, src, len, msg, sizeof(msg)) != SHOAL_OK)
+        shoal_fatal("%s", msg);
+}
+
 static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
                        int pe)
 {
@@ -42,7 +53,12 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
         if (SHOAL_UNLIKELY(shoal_check_on))
             shoal_check_overlap(fn, is_put, w.ptr, is_put ? dest : source, is_put ? source : dest,
                                 len, pe);
-        memcpy(is_put ? w.ptr : dest, is_put ? source : w.ptr, len);
+        void *to = is_put ? w.ptr : dest;
+        const void *from = is_put ? source : w.ptr;
+        if (SHOAL_UNLIKELY(shoal_device_owns(to) || shoal_device_owns(from)))
+            device_copy(fn, to, from, len);
+        else
+            memcpy(to, from, len);
         return;
     }
     shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
@@ -96,10 +112,12 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
         char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
         const char *s = (const char *)source + (ptrdiff_t)i * sst * (ptrdiff_t)elem;
         if (mapped != NULL) {
-            if (to_remote)
-                memcpy(mapped - lo + (d - (char *)dest), s, block);
+            char *to = to_remote ? mapped - lo + (d - (char *)dest) : d;
+            const char *from = to_remote ? s : mapped - lo + (s - (const char *)source);
+            if (SHOAL_UNLIKELY(shoal_device_owns(to) || shoal_device_owns(from)))
+                device_copy(fn, to, from, block);
             else
-                memcpy(d, mapped - lo + (s - (const char *)source), block);
+                memcpy(to, from, block);
             continue;
         }
         /* Another host: start every block, then wait for them together. */
@@ -156,6 +174,8 @@ static void amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t siz
 {
     shoal_where_t w;
     if (shoal_route_pe(fn, "dest", dest, size, pe, &w) == SHOAL_ROUTE_LOCAL) {
+        if (SHOAL_UNLIKELY(shoal_device_owns(w.ptr)))
+            shoal_device_unsupported(fn, "dest", dest, pe);
         if (size == 8)
             shoal_amo64(op, w.ptr, operand, compare, fetch_p);
         else
@@ -196,6 +216,13 @@ static void put_signal_routed(const char *fn, void *dest, const void *source, si
     shoal_where_t dw, sw;
     shoal_route_kind_t sk = shoal_route_pe(fn, "sig_addr", sig_addr, sizeof(uint64_t), pe, &sw);
     shoal_route_kind_t dk = len == 0 ? sk : shoal_route_pe(fn, "dest", dest, len, pe, &dw);
+    if (SHOAL_UNLIKELY(sk == SHOAL_ROUTE_LOCAL && shoal_device_owns(sw.ptr)))
+        shoal_device_unsupported(fn, "sig_addr", sig_addr, pe);
+    if (SHOAL_UNLIKELY(len > 0 && dk == SHOAL_ROUTE_LOCAL &&
+                       (shoal_device_owns(dw.ptr) || shoal_device_owns(source)))) {
+        device_copy(fn, dw.ptr, source, len); /* complete: the signal may follow */
+        dk = SHOAL_ROUTE_ERROR;               /* nothing left to move */
+    }
     if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
         shoal_status_t status = shoal_net->ops->put_signal(
             shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len, shoal_remote_of(&sw),
@@ -207,7 +234,7 @@ static void put_signal_routed(const char *fn, void *dest, const void *source, si
     if (len > 0 && dk == SHOAL_ROUTE_LOCAL) {
         memcpy(dw.ptr, source, len);
         __atomic_thread_fence(__ATOMIC_RELEASE); /* the data before the signal */
-    } else if (len > 0) {
+    } else if (len > 0 && dk == SHOAL_ROUTE_NET) {
         /* Over the network, while the signal is a local store: the data
          * must have landed before the signal can be seen. */
         shoal_net_rma(fn, nbi ? SHOAL_RMA_PUT_NBI : SHOAL_RMA_PUT, pe, &dw, (void *)source, len);

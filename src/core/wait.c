@@ -6,7 +6,9 @@
 #include "core/backoff.h"
 #include "core/error.h"
 #include "core/hang.h"
+#include "core/state.h"
 #include "core/wait.h"
+#include "device/heap.h"
 
 void shoal_check_cmp(const char *fn, int cmp)
 {
@@ -69,6 +71,17 @@ static inline int compare(int cmp, shoal_dtype_t dt, uint64_t a, uint64_t b)
     default:
         return a <= b;
     }
+}
+
+/* The host cannot load GPU memory: a wait there ends the job saying so.
+ * Only the set waits check (out of line, over a loop); a wait or test on
+ * one variable does not, since the check would add 5 instructions to every
+ * one of them (callgrind: shmem_long_wait_until 45 -> 50), and on a GPU's
+ * address it faults at once. */
+static inline void check_host_memory(const char *fn, const char *what, const void *p)
+{
+    if (__builtin_expect(shoal_device_owns(p), 0))
+        shoal_device_unsupported(fn, what, p, SHOAL_MY_PE);
 }
 
 int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
@@ -142,6 +155,7 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
         return mode == SHOAL_WAIT_ALL ? 1 : mode == SHOAL_WAIT_ANY ? SIZE_MAX : 0;
     if (nelems > 0 && ivars == NULL)
         shoal_fatal("%s: ivars is NULL but nelems is %zu", fn, nelems);
+    check_host_memory(fn, "ivars", ivars);
     if (mode == SHOAL_WAIT_SOME && indices == NULL)
         shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
 

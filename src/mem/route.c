@@ -48,7 +48,8 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
     }
     w->row = (unsigned)r;
     w->off = off;
-    return rt->net ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
+    /* The network transport registers host rows only (no GPU support yet). */
+    return rt->net && rt->row[r].kind == SHOAL_MEM_HOST ? SHOAL_ROUTE_NET : SHOAL_ROUTE_ERROR;
 }
 
 uintptr_t shoal_route_peer_map_slow(const shoal_route_t *rt, int pe, unsigned row)

@@ -5,8 +5,9 @@
  * serve GPU kernels the same way.
  *
  * A row is one kind of symmetric memory with the same local range on every
- * PE: the host heap (row 0), the program's globals (row 1), and rows left
- * free for a device heap and for memory registered later. For row r and PE
+ * PE: the host heap (row 0), the program's globals (row 1), the device
+ * heap (row 2, device/heap.h, kind SHOAL_MEM_DEVICE), and rows left free
+ * for memory registered later. For row r and PE
  * p, peer[p * SHOAL_ROUTE_ROWS + r] is the address at which this process
  * sees p's copy, or 0 when it does not map it (another host, or the row is
  * absent on p). A row whose size is 0 is unused.
@@ -30,6 +31,7 @@
 #define SHOAL_ROUTE_ROWS 8
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
+#define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/heap.h), once made */
 /* Rows looked up inline by shoal_route_ptr; the others (device heap,
  * registrations) by shoal_route_find_all. */
 #define SHOAL_ROUTE_INLINE_ROWS 2

@@ -42,8 +42,8 @@
       "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")                  \
     X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                                \
       "Comma-separated subsystems whose info and debug lines are printed (bootstrap, "             \
-      "transport, memory, coll, rma, init, core); setting it turns debug lines on. Empty: "        \
-      "all.")                                                                                      \
+      "transport, device, memory, coll, rma, init, core); setting it turns debug lines on. "       \
+      "Empty: all.")                                                                               \
     X(SHOAL_LOG_FILE, string, log_file, "",                                                        \
       "Also write each PE's log lines to this file (%h host, %p pid, %r PE are replaced, for "     \
       "example shoal.%h.%r.log); errors and warnings still go to stderr.")                         \
@@ -131,6 +131,18 @@
       "error (PE 0 may start later than the others).")                                             \
     X(SHOAL_STORE_JOIN_TIMEOUT, uint, store_join_timeout, "60",                                    \
       "Seconds the store waits, from the first PE's arrival, for every PE to join; then the "      \
-      "PEs that came are told which ranks are missing.")
+      "PEs that came are told which ranks are missing.")                                           \
+    X(SHOAL_DEVICE_HEAP_SIZE, size, device_heap_size, "8G",                                        \
+      "Size of each PE's device symmetric heap, made on its GPU at the first device "              \
+      "allocation (shmemx_malloc_device, or shmem_malloc_with_hints with "                         \
+      "SHMEMX_MALLOC_DEVICE). Only address space is reserved; GPU memory is added in steps "       \
+      "of at least 32 MiB as allocations reach it and kept until shmem_finalize.")                 \
+    X(SHOAL_DEVICE, string, device, "",                                                            \
+      "CUDA device ordinal (as the driver numbers them, after CUDA_VISIBLE_DEVICES) of this "      \
+      "PE's device heap when the allocation does not name one. Empty: the PE's rank on its "       \
+      "host modulo the number of devices, so the PEs of a host share its GPUs evenly.")            \
+    X(SHOAL_CUDA_LIBRARY, string, cuda_library, "libcuda.so.1",                                    \
+      "The CUDA driver library, loaded only at the first device allocation (a name for the "       \
+      "dynamic loader's search, or a path).")
 
 #endif

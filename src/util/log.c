@@ -23,6 +23,7 @@ static const struct {
 } subsystems[] = {
     {"bootstrap", {"/bootstrap/"}},
     {"transport", {"/transport/"}},
+    {"device", {"/device/"}},
     {"memory", {"/mem/", "core/alloc.c", "core/check_heap.c", "api/mem.c"}},
     {"coll", {"/coll/", "core/barrier.c", "core/team.c", "api/coll.c", "api/team.c"}},
     {"rma", {"core/rma.c", "api/rma.c", "api/amo.c", "api/signal.c", "core/wait.c"}},
@@ -109,7 +110,7 @@ shoal_status_t shoal_log_configure(const char *subsys, const char *file)
         } else if (len > 0) {
             shoal_log(SHOAL_LOG_WARN,
                       "SHOAL_DEBUG_SUBSYS: unknown subsystem '%.*s' (known: bootstrap, "
-                      "transport, memory, coll, rma, init, core); ignoring it",
+                      "transport, device, memory, coll, rma, init, core); ignoring it",
                       (int)len, p);
             status = SHOAL_ERR_INVALID;
         }

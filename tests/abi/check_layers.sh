@@ -5,8 +5,9 @@
 #   util       includes only util
 #   mem        util
 #   bootstrap  util, mem
-#   transport  util, mem, bootstrap        (never core, coll, api)
-#   core       util, mem, bootstrap, transport   (never coll, api)
+#   transport  util, mem, bootstrap        (never device, core, coll, api)
+#   device     util, mem, bootstrap, transport   (never core, coll, api)
+#   core       util, mem, bootstrap, transport, device   (never coll, api)
 #   coll       the above and core          (never api)
 #   api        everything below
 # Prints every violation (file:line and the include) and exits 1 if any.
@@ -18,9 +19,10 @@ allowed() {
     mem) echo "util mem" ;;
     bootstrap) echo "util mem bootstrap" ;;
     transport) echo "util mem bootstrap transport" ;;
-    core) echo "util mem bootstrap transport core" ;;
-    coll) echo "util mem bootstrap transport core coll" ;;
-    api) echo "util mem bootstrap transport core coll api" ;;
+    device) echo "util mem bootstrap transport device" ;;
+    core) echo "util mem bootstrap transport device core" ;;
+    coll) echo "util mem bootstrap transport device core coll" ;;
+    api) echo "util mem bootstrap transport device core coll api" ;;
     *) echo "" ;;
     esac
 }

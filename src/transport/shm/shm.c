@@ -266,6 +266,14 @@ out:
     return status;
 }
 
+int shoal_shm_local_pid(int pe)
+{
+    pthread_mutex_lock(&shm.lock);
+    int pid = shm.peer != NULL && (unsigned)pe < (unsigned)shm.npes ? shm.peer[pe].pid : 0;
+    pthread_mutex_unlock(&shm.lock);
+    return pid;
+}
+
 void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
 {
     pthread_mutex_lock(&shm.lock);

@@ -20,6 +20,9 @@
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  const shoal_segment_t segs[SHOAL_ROUTE_ROWS], shoal_route_t *rt,
                                  int *node);
+/* The pid local PE `pe` published at start-up; 0 when pe is on another
+ * host (or is this PE). For checking who sent an fd (fdpass.h). */
+int shoal_shm_local_pid(int pe);
 /* Unmaps every peer mapping made since shoal_shm_connect. */
 void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt);
 

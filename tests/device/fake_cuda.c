@@ -1,0 +1,252 @@
+/*
+ * A stand-in CUDA driver for testing the device side on machines without a
+ * GPU (SHOAL_CUDA_LIBRARY=path/to/libshoal_fake_cuda.so). It exports what
+ * the loader looks up (cuDriverGetVersion, cuGetProcAddress_v2) and emulates
+ * the virtual memory API with host memory: an allocation is a memfd, its
+ * "POSIX fd" export a dup of it, a reservation a PROT_NONE mapping, a map a
+ * MAP_SHARED|MAP_FIXED mmap of the memfd, a copy a memcpy. So the library's
+ * own logic -- agreeing, growing, passing fds between processes with
+ * SCM_RIGHTS, importing, routing, copying -- runs for real, between real
+ * processes; only the GPU is pretend.
+ *
+ * FAKE_CUDA_MODE (read at load): "nodev" cuInit says no device; "noproc"
+ * cuGetProcAddress knows no cuMemCreate. FAKE_CUDA_FAIL (read at each
+ * call): "create" makes cuMemCreate fail with out-of-memory, "import" makes
+ * cuMemImportFromShareableHandle fail -- a test sets it on one PE only.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "device/cuda_abi.h"
+
+#define OK 0
+#define ERR_INVALID 1
+#define ERR_OOM 2
+#define ERR_NOT_FOUND 500
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int fails(const char *what)
+{
+    const char *f = getenv("FAKE_CUDA_FAIL");
+    return f != NULL && strcmp(f, what) == 0;
+}
+
+static shoal_CUresult f_cuInit(unsigned int flags)
+{
+    (void)flags;
+    const char *m = getenv("FAKE_CUDA_MODE");
+    return m != NULL && strcmp(m, "nodev") == 0 ? SHOAL_CUDA_ERROR_NO_DEVICE : OK;
+}
+static shoal_CUresult f_cuGetErrorString(shoal_CUresult e, const char **s)
+{
+    *s = e == ERR_OOM ? "out of memory (fake)"
+         : e == 100   ? "no CUDA-capable device is detected (fake)"
+                      : "fake error";
+    return OK;
+}
+static shoal_CUresult f_cuGetErrorName(shoal_CUresult e, const char **s)
+{
+    *s = e == ERR_OOM ? "CUDA_ERROR_OUT_OF_MEMORY"
+         : e == 100   ? "CUDA_ERROR_NO_DEVICE"
+                      : "CUDA_ERROR_FAKE";
+    return OK;
+}
+static shoal_CUresult f_cuDeviceGetCount(int *n)
+{
+    *n = 1;
+    return OK;
+}
+static shoal_CUresult f_cuDeviceGet(shoal_CUdevice *d, int ordinal)
+{
+    *d = ordinal;
+    return ordinal == 0 ? OK : ERR_INVALID;
+}
+static shoal_CUresult f_cuDeviceGetName(char *name, int len, shoal_CUdevice d)
+{
+    snprintf(name, (size_t)len, "Fake GPU %d", d);
+    return OK;
+}
+static shoal_CUresult f_cuDeviceGetAttribute(int *v, int attr, shoal_CUdevice d)
+{
+    (void)attr;
+    (void)d;
+    *v = 1;
+    return OK;
+}
+static shoal_CUresult f_cuDevicePrimaryCtxRetain(shoal_CUcontext *c, shoal_CUdevice d)
+{
+    (void)d;
+    *c = (shoal_CUcontext)(uintptr_t)0x1000;
+    return OK;
+}
+static shoal_CUresult f_cuDevicePrimaryCtxRelease(shoal_CUdevice d)
+{
+    (void)d;
+    return OK;
+}
+static shoal_CUresult f_cuCtxSetCurrent(shoal_CUcontext c)
+{
+    (void)c;
+    return OK;
+}
+static shoal_CUresult f_cuCtxGetCurrent(shoal_CUcontext *c)
+{
+    *c = (shoal_CUcontext)(uintptr_t)0x1000;
+    return OK;
+}
+static shoal_CUresult f_cuStreamCreate(shoal_CUstream *s, unsigned int flags)
+{
+    (void)flags;
+    *s = (shoal_CUstream)(uintptr_t)0x2000;
+    return OK;
+}
+static shoal_CUresult f_cuStreamDestroy(shoal_CUstream s)
+{
+    (void)s;
+    return OK;
+}
+static shoal_CUresult f_cuStreamSynchronize(shoal_CUstream s)
+{
+    (void)s;
+    return OK;
+}
+static shoal_CUresult f_cuMemcpyAsync(shoal_CUdeviceptr dst, shoal_CUdeviceptr src, size_t n,
+                                      shoal_CUstream s)
+{
+    (void)s;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return OK;
+}
+static shoal_CUresult f_cuMemGetAllocationGranularity(size_t *g, const shoal_CUmemAllocationProp *p,
+                                                      int option)
+{
+    (void)option;
+    if (p->type != SHOAL_CU_MEM_ALLOCATION_TYPE_PINNED ||
+        p->requestedHandleTypes != SHOAL_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
+        p->location.type != SHOAL_CU_MEM_LOCATION_TYPE_DEVICE)
+        return ERR_INVALID;
+    *g = (size_t)2 << 20;
+    return OK;
+}
+static shoal_CUresult f_cuMemAddressReserve(shoal_CUdeviceptr *ptr, size_t size, size_t align,
+                                            shoal_CUdeviceptr addr, unsigned long long flags)
+{
+    (void)addr;
+    (void)flags;
+    /* Over-reserve, then trim to the alignment. */
+    char *p =
+        mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return ERR_OOM;
+    uintptr_t a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+    if (a > (uintptr_t)p)
+        munmap(p, a - (uintptr_t)p);
+    munmap((char *)a + size, (uintptr_t)p + align - a);
+    *ptr = a;
+    return OK;
+}
+static shoal_CUresult f_cuMemAddressFree(shoal_CUdeviceptr ptr, size_t size)
+{
+    return munmap((void *)(uintptr_t)ptr, size) == 0 ? OK : ERR_INVALID;
+}
+/* A handle is the memfd's number + 1 (0 is never a handle). */
+static shoal_CUresult f_cuMemCreate(shoal_CUmemGenericAllocationHandle *h, size_t size,
+                                    const shoal_CUmemAllocationProp *p, unsigned long long flags)
+{
+    (void)flags;
+    if (fails("create"))
+        return ERR_OOM;
+    if (p->requestedHandleTypes != SHOAL_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return ERR_INVALID;
+    int fd = memfd_create("fake-cuda", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
+        return ERR_OOM;
+    *h = (shoal_CUmemGenericAllocationHandle)fd + 1;
+    return OK;
+}
+static shoal_CUresult f_cuMemRelease(shoal_CUmemGenericAllocationHandle h)
+{
+    return close((int)h - 1) == 0 ? OK : ERR_INVALID;
+}
+static shoal_CUresult f_cuMemMap(shoal_CUdeviceptr ptr, size_t size, size_t off,
+                                 shoal_CUmemGenericAllocationHandle h, unsigned long long flags)
+{
+    (void)flags;
+    void *p = mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                   (int)h - 1, (off_t)off);
+    return p == MAP_FAILED ? ERR_INVALID : OK;
+}
+static shoal_CUresult f_cuMemUnmap(shoal_CUdeviceptr ptr, size_t size)
+{
+    void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return p == MAP_FAILED ? ERR_INVALID : OK;
+}
+static shoal_CUresult f_cuMemSetAccess(shoal_CUdeviceptr ptr, size_t size,
+                                       const shoal_CUmemAccessDesc *d, size_t n)
+{
+    (void)ptr;
+    (void)size;
+    return n == 1 && d->location.type == SHOAL_CU_MEM_LOCATION_TYPE_DEVICE &&
+                   d->flags == SHOAL_CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+               ? OK
+               : ERR_INVALID;
+}
+static shoal_CUresult f_cuMemExportToShareableHandle(void *out,
+                                                     shoal_CUmemGenericAllocationHandle h, int type,
+                                                     unsigned long long flags)
+{
+    (void)flags;
+    if (type != SHOAL_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return ERR_INVALID;
+    int fd = dup((int)h - 1);
+    if (fd < 0)
+        return ERR_INVALID;
+    memcpy(out, &fd, sizeof(fd));
+    return OK;
+}
+static shoal_CUresult f_cuMemImportFromShareableHandle(shoal_CUmemGenericAllocationHandle *h,
+                                                       void *os_handle, int type)
+{
+    if (fails("import") || type != SHOAL_CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+        return ERR_INVALID;
+    int fd = dup((int)(uintptr_t)os_handle);
+    if (fd < 0)
+        return ERR_INVALID;
+    *h = (shoal_CUmemGenericAllocationHandle)fd + 1;
+    return OK;
+}
+
+EXPORT shoal_CUresult cuDriverGetVersion(int *v)
+{
+    *v = 12040;
+    return OK;
+}
+
+EXPORT shoal_CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
+                                          uint64_t flags, int *status)
+{
+    (void)flags;
+    const char *m = getenv("FAKE_CUDA_MODE");
+    if (status != NULL)
+        *status = 0;
+    *pfn = NULL;
+    if (version != SHOAL_CU_ABI_VERSION)
+        return ERR_INVALID; /* the loader asks for the ABI it declares */
+    if (m != NULL && strcmp(m, "noproc") == 0 && strcmp(symbol, "cuMemCreate") == 0)
+        return ERR_NOT_FOUND;
+#define FAKE_ENTRY(name, params)                                                                   \
+    if (strcmp(symbol, #name) == 0) {                                                              \
+        *pfn = (void *)f_##name;                                                                   \
+        return OK;                                                                                 \
+    }
+    SHOAL_CU_FUNCTIONS(FAKE_ENTRY)
+#undef FAKE_ENTRY
+    return ERR_NOT_FOUND;
+}
