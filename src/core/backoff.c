@@ -8,7 +8,8 @@
 #include "core/hang.h"
 #include "util/env.h"
 
-uint32_t shoal_wait_spin = 512;
+/* Set by shmem_init from SHOAL_WAIT_SPIN (or 0 when PEs outnumber CPUs). */
+uint32_t shoal_wait_spin;
 
 static uint64_t now_ns(void)
 {

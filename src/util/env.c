@@ -3,6 +3,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -105,9 +106,25 @@ static int env_named(const char *const *names, const char *var)
     return 0;
 }
 
+static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
+static int env_loaded; /* shoal_env holds a valid reading */
+
 shoal_status_t shoal_env_load(shoal_env_t *env)
 {
-    return shoal_env_load_only(env, NULL);
+    shoal_status_t status = shoal_env_load_only(env, NULL);
+    if (env == &shoal_env)
+        __atomic_store_n(&env_loaded, status == SHOAL_OK, __ATOMIC_RELEASE);
+    return status;
+}
+
+const shoal_env_t *shoal_env_get(void)
+{
+    if (__atomic_load_n(&env_loaded, __ATOMIC_ACQUIRE))
+        return &shoal_env;
+    pthread_mutex_lock(&env_lock);
+    shoal_status_t status = env_loaded ? SHOAL_OK : shoal_env_load(&shoal_env);
+    pthread_mutex_unlock(&env_lock);
+    return status == SHOAL_OK ? &shoal_env : NULL;
 }
 
 shoal_status_t shoal_env_load_only(shoal_env_t *env, const char *const *names)

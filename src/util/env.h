@@ -28,10 +28,16 @@ typedef struct {
     } set;
 } shoal_env_t;
 
+/* The process's settings: read by shmem_init (shoal_env_load(&shoal_env)) and
+ * read from there by every part of the library, so the environment is
+ * parsed once per init. */
 extern shoal_env_t shoal_env;
 
 /* Reads every setting; on a malformed value logs which variable and why. */
 shoal_status_t shoal_env_load(shoal_env_t *env);
+/* shoal_env, read first if nothing has read it yet (code that can run before
+ * shmem_init, e.g. shmemx_get_uniqueid); NULL if a value is malformed (logged). */
+const shoal_env_t *shoal_env_get(void);
 /* The same for the variables named in `names` (NULL-terminated) only, for a
  * tool that reads a few rows (shoalrun). */
 shoal_status_t shoal_env_load_only(shoal_env_t *env, const char *const *names);

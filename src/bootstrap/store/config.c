@@ -502,23 +502,22 @@ static shoal_status_t choose_listen(const shoal_env_t *env, shoal_store_config_t
 
 shoal_status_t shoal_store_config_load(shoal_store_config_t *cfg, int api_only)
 {
-    shoal_env_t env;
     int has_secret = 0;
     shoal_status_t status;
 
     pthread_mutex_lock(&config_lock);
     int api = api_job.set;
     pthread_mutex_unlock(&config_lock);
-    if (!api && (api_only || (getenv("SHOAL_STORE") == NULL &&
-                              (getenv("SHOAL_RANK") == NULL || getenv("SHOAL_NPES") == NULL))))
+    const shoal_env_t *env = shoal_env_get();
+    if (env == NULL)
+        return SHOAL_ERR_INVALID;
+    if (!api && (api_only || (!env->set.store && (!env->set.rank || !env->set.npes))))
         return SHOAL_ERR_NOT_FOUND;
 
     memset(cfg, 0, sizeof(*cfg));
-    if (shoal_env_load(&env) != SHOAL_OK)
-        return SHOAL_ERR_INVALID;
-    cfg->connect_timeout_ms = (uint64_t)env.store_connect_timeout * 1000u;
-    cfg->join_timeout_ms = (uint64_t)env.store_join_timeout * 1000u;
-    status = api ? load_api_job(&env, cfg, &has_secret) : load_env_job(&env, cfg);
+    cfg->connect_timeout_ms = (uint64_t)env->store_connect_timeout * 1000u;
+    cfg->join_timeout_ms = (uint64_t)env->store_join_timeout * 1000u;
+    status = api ? load_api_job(env, cfg, &has_secret) : load_env_job(env, cfg);
     if (status != SHOAL_OK)
         goto fail;
     shoal_log_set_pe(cfg->rank); /* from here on, messages name this PE */
@@ -529,14 +528,14 @@ shoal_status_t shoal_store_config_load(shoal_store_config_t *cfg, int api_only)
 
     /* A unique ID's store runs where the ID was made; otherwise PE 0 hosts it. */
     cfg->host = cfg->rank == 0 && strcmp(cfg->origin, "the unique ID") != 0;
-    if (cfg->host && (status = choose_listen(&env, cfg)) != SHOAL_OK)
+    if (cfg->host && (status = choose_listen(env, cfg)) != SHOAL_OK)
         goto fail;
 
-    status = shoal_store_config_security(&env, &cfg->security, &cfg->certs);
+    status = shoal_store_config_security(env, &cfg->security, &cfg->certs);
     if (status != SHOAL_OK)
         goto fail;
     if (cfg->security == SHOAL_STORE_SEC_PSK && !has_secret) {
-        status = shoal_store_config_env_secret(&env, cfg->secret);
+        status = shoal_store_config_env_secret(env, cfg->secret);
         if (status == SHOAL_ERR_NOT_FOUND)
             SHOAL_ERROR("config store: TLS is on (the default) but no job secret is given. Set "
                         "SHOAL_JOB_KEY_FILE to a file holding the output of `openssl rand -hex "

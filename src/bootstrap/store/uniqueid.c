@@ -197,7 +197,7 @@ static shoal_status_t choose_addresses(const shoal_env_t *env, shoal_store_socka
 
 shoal_status_t shoal_store_uniqueid_create(uint8_t id[SHOAL_STORE_UNIQUEID_BYTES])
 {
-    shoal_env_t env;
+    const shoal_env_t *env;
     shoal_store_uid_t uid;
     shoal_store_sockaddr_t listen, bound;
     shoal_store_certs_t certs;
@@ -211,21 +211,22 @@ shoal_status_t shoal_store_uniqueid_create(uint8_t id[SHOAL_STORE_UNIQUEID_BYTES
         return SHOAL_OK;
     }
     memset(&uid, 0, sizeof(uid));
-    status = shoal_env_load(&env);
+    env = shoal_env_get();
+    status = env != NULL ? SHOAL_OK : SHOAL_ERR_INVALID;
     if (status != SHOAL_OK)
         goto out;
-    status = choose_addresses(&env, &uid.addr, &listen);
+    status = choose_addresses(env, &uid.addr, &listen);
     if (status != SHOAL_OK)
         goto out;
     memset(&conf, 0, sizeof(conf));
-    status = shoal_store_config_security(&env, &conf.security, &certs);
+    status = shoal_store_config_security(env, &conf.security, &certs);
     if (status != SHOAL_OK)
         goto out;
     status = shoal_store_random(uid.secret, sizeof(uid.secret));
     if (status != SHOAL_OK)
         goto out;
     conf.npes = 0;
-    conf.join_timeout_ms = env.store_join_timeout ? (uint64_t)env.store_join_timeout * 1000u : 1;
+    conf.join_timeout_ms = env->store_join_timeout ? (uint64_t)env->store_join_timeout * 1000u : 1;
     conf.secret = uid.secret;
     conf.certs = &certs;
     conf.listen = listen;

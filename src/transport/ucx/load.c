@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "transport/ucx/ucx.h"
+#include "util/env.h"
 #include "util/log.h"
 
 static void *ucx_plugin_open(void)
@@ -54,5 +55,6 @@ shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const 
     }
     /* The plugin stays loaded: its progress thread and memory hooks must not
      * disappear under a later shmem_init. */
-    return init(shoal_log_level, bs, generation, mapped, tr_p);
+    shoal_ucx_plugin_log_t log = {shoal_log_level, shoal_env.debug_subsys, shoal_env.log_file};
+    return init(&log, bs, generation, mapped, tr_p);
 }

@@ -803,14 +803,13 @@ static shoal_status_t ucx_connect(ucx_t *u, int pe, const void *addr, size_t add
 }
 
 __attribute__((visibility("default"))) shoal_status_t
-shoal_ucx_plugin_init_v4(int log_level, shoal_bootstrap_t *bs, unsigned generation,
-                         const uint8_t *mapped, shoal_transport_t **tr_p)
+shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *bs,
+                         unsigned generation, const uint8_t *mapped, shoal_transport_t **tr_p)
 {
     shoal_status_t status;
     /* The plugin has its own copy of the logger: same level, same PE prefix. */
-    shoal_log_level = log_level;
-    /* This plugin's copy of the log module takes the library's choices. */
-    shoal_log_configure(getenv("SHOAL_DEBUG_SUBSYS"), getenv("SHOAL_LOG_FILE"));
+    shoal_log_level = log->level;
+    shoal_log_configure(log->subsys, log->file);
     shoal_log_set_pe(bs->rank);
     ucx_t *u = calloc(1, sizeof(*u));
     if (u == NULL)

@@ -25,11 +25,19 @@
 shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const uint8_t *mapped,
                               shoal_transport_t **tr_p);
 
-/* The plugin's one exported entry point; `log_level` is the library's. */
+/* The plugin's copy of the logger takes the library's choices from here (the
+ * plugin reads no settings of its own: the environment is parsed once). */
+typedef struct {
+    int level;          /* shoal_log_level */
+    const char *subsys; /* SHOAL_DEBUG_SUBSYS as the library read it */
+    const char *file;   /* SHOAL_LOG_FILE as the library read it */
+} shoal_ucx_plugin_log_t;
+
+/* The plugin's one exported entry point. */
 #define SHOAL_UCX_PLUGIN_FILE "libshoal_ucx.so"
-#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v4"
-typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(int log_level, shoal_bootstrap_t *bs,
-                                                   unsigned generation, const uint8_t *mapped,
-                                                   shoal_transport_t **tr_p);
+#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v5"
+typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(const shoal_ucx_plugin_log_t *log,
+                                                   shoal_bootstrap_t *bs, unsigned generation,
+                                                   const uint8_t *mapped, shoal_transport_t **tr_p);
 
 #endif
