@@ -37,14 +37,14 @@ for round in $(seq 1 "$k"); do
             echo "netns_ab: round $round/$k $(basename "$prog") on $label" >&2
             "$repo/tests/netns/netns_job.sh" --timeout 200 --env "LD_LIBRARY_PATH=$dir" \
                 "$hosts" "$pph" "$prog" 2>&1 |
-                sed -n "s/^\[0@h0\] bench=\([^ ]*\) op=\([^ ]*\) size=\([^ ]*\) .*usec=\([0-9.]*\).*/$side \1 \2 \3 \4/p" \
+                sed -n "s/^\[0@h0\] bench=\([^ ]*\) op=\([^ ]*\)\( mem=\)\{0,1\}\([^ =]*\) size=\([^ ]*\) .*usec=\([0-9.]*\).*/$side \1 \2\/\4 \5 \6/p" \
                     >>"$raw"
         done
     done
 done
 echo "Medians of $k interleaved rounds, $hosts hosts x $pph PEs (netns, UCX over TCP); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| bench | op | size | $name_a (µs) | $name_b (µs) | $name_b / $name_a |"
+echo "| bench | op[/mem] | size | $name_a (µs) | $name_b (µs) | $name_b / $name_a |"
 echo "|---|---|---:|---:|---:|---:|"
 awk '
 function median(list,   n, arr, i, j, t) {
@@ -52,7 +52,7 @@ function median(list,   n, arr, i, j, t) {
     for (i = 2; i <= n; i++) { t = arr[i] + 0; for (j = i - 1; j >= 1 && arr[j] + 0 > t; j--) arr[j + 1] = arr[j]; arr[j + 1] = t }
     return n % 2 ? arr[(n + 1) / 2] : (arr[n / 2] + arr[n / 2 + 1]) / 2
 }
-{ key = $2 " | " $3 " | " $4; v[$1, key] = v[$1, key] " " $5; if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
+{ op = $3; sub(/\/$/, "", op); key = $2 " | " op " | " $4; v[$1, key] = v[$1, key] " " $5; if (!(key in seen)) { seen[key] = 1; order[++nk] = key } }
 END {
     for (i = 1; i <= nk; i++) {
         key = order[i]; ma = median(v["a", key]); mb = median(v["b", key])

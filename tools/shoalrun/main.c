@@ -95,7 +95,9 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
     int st = pe->wstatus;
     const char *ending = job->nrunning > 0 ? "; ending the job" : "";
 
+    job->judging_exit = true; /* what it sent counts, but its exit is judged before waits on it */
     sr_server_read(job, pe);
+    job->judging_exit = false;
     sr_stream_read(&pe->out_stream, true);
     sr_stream_read(&pe->err_stream, true);
     if (pe->rank == 0)

@@ -140,8 +140,10 @@ static void handle_input(sr_job_t *job, sr_pe_t *pe)
         sr_server_close(job, pe);
     }
     on_store_end(job);
-    if (job->nexited > 0)
-        sr_server_check_stuck(job); /* it may now wait for a PE that has exited */
+    /* It may now wait for a PE that has exited; not while an exited PE's own
+     * last input is read: its exit is judged first (on_pe_exit). */
+    if (job->nexited > 0 && !job->judging_exit)
+        sr_server_check_stuck(job);
     /* Replies (to this PE, or to all when a barrier or allgather completed)
      * go out now rather than after another round of poll(). */
     for (int r = 0; r < job->npes; r++)

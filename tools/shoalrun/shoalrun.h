@@ -133,6 +133,7 @@ typedef struct {
     shoal_store_server_t *store; /* the bootstrap service (server.c) */
     bool store_end_seen;         /* the store's end of the job was acted on */
     int nexited;                 /* PEs reaped so far */
+    bool judging_exit;           /* reading an exited PE's last input: judge it first */
 
     double start_time;
     sr_job_state_t state;

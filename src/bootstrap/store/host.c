@@ -434,6 +434,20 @@ static int job_finished(host_t *h)
     return shoal_store_server_finished(h->srv);
 }
 
+/* Every frame queued for a peer is sent and every refused peer has read its
+ * refusal and closed: cutting a lingering connection at exit can reset it
+ * before the peer reads why it was refused. */
+static int all_delivered(host_t *h)
+{
+    for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next) {
+        const conn_t *c = p->io;
+        if (c->phase == PHASE_LINGER ||
+            (c->phase == PHASE_FRAMES && shoal_store_buf_unread(&p->out) > 0))
+            return 0;
+    }
+    return 1;
+}
+
 void shoal_store_host_drain(uint64_t timeout_ms)
 {
     host_t *h = the_host;
@@ -490,6 +504,7 @@ static void host_at_exit(int status, void *arg)
             wait_until(h, job_finished, UINT64_MAX);
         }
     }
+    wait_until(h, all_delivered, shoal_store_now_ms() + LINGER_MS);
     if (shoal_store_server_started(h->srv))
         shoal_store_server_report(h->srv);
     h->stop = 1;
