@@ -12,9 +12,9 @@
  * back by the next get's check and every fetch-add's old value is checked,
  * so a probe that does not move data fails.
  *
- * --shoal-like: the worker as Shoal's UCX transport makes it (thread mode
- * MULTI, UCP_FEATURE_WAKEUP), still polled by one thread: the difference to
- * the plain probe is what those settings cost.
+ * --shoal-like: the worker and endpoint as Shoal's UCX transport makes them
+ * (thread mode MULTI, UCP_FEATURE_WAKEUP, peer error handling), still polled
+ * by one thread: the difference to the plain probe is what those settings cost.
  *
  * usage: ucp_probe [--shoal-like] -l PORTFILE          (server: listens on a free port and
  *                                       writes its number to PORTFILE)
@@ -185,12 +185,20 @@ static int dial(const char *host, const char *port)
     return fd;
 }
 
+/* --shoal-like also asks for peer error handling on the endpoint, as Shoal's
+ * endpoints do (UCP_ERR_HANDLING_MODE_PEER). */
+static int peer_errors;
+
 static void drive(const char *host, const char *port, int n)
 {
     int fd = dial(host, port);
     void *addr = recv_blob(fd), *packed = recv_blob(fd);
     uint64_t *base_p = recv_blob(fd), base = *base_p;
     ucp_ep_params_t ep_params = {.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS, .address = addr};
+    if (peer_errors) {
+        ep_params.field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE;
+        ep_params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    }
     ucp_ep_h ep;
     CHECK(ucp_ep_create(worker, &ep_params, &ep) == UCS_OK, "ucp_ep_create failed");
     ucp_rkey_h rkey;
@@ -261,7 +269,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "-l") == 0 && i + 1 < argc)
             portfile = argv[++i];
         else if (strcmp(argv[i], "--shoal-like") == 0)
-            shoal_like = 1;
+            shoal_like = peer_errors = 1;
         else if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
             n = atoi(argv[++i]);
         else if (host == NULL)
