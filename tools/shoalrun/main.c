@@ -82,10 +82,35 @@ void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe)
                    "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid, sig,
                    strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
     } else {
+        bool deciding = job->state == SR_JOB_RUNNING;
         sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
                    WEXITSTATUS(st), ending);
+        if (deciding)
+            sr_job_cause_may_follow(job);
     }
+}
+
+void sr_job_cause_may_follow(sr_job_t *job)
+{
+    job->cause_may_follow = true;
+    job->end_at = sr_now();
+}
+
+/* A PE killed by a signal shoalrun did not send, found just after the job
+ * ended for another PE's failure, most likely caused it (the other PE lost
+ * its connection to the dead one): it is named, and its status is the job's. */
+static void judge_late_cause(sr_job_t *job, const sr_pe_t *pe)
+{
+    int st = pe->wstatus;
+    if (!job->cause_may_follow || !WIFSIGNALED(st) || WTERMSIG(st) == SIGTERM ||
+        job->kill_at == 0 || sr_now() > job->end_at + SR_CAUSE_WINDOW_S)
+        return;
+    int sig = WTERMSIG(st);
+    sr_msg("PE %d (pid %ld) was killed by signal %d (%s)%s", pe->rank, (long)pe->pid, sig,
+           strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "");
+    job->exit_status = 128 + sig;
+    job->cause_may_follow = false;
 }
 
 /* Judges a PE that has exited. Called after what it sent and wrote before it
@@ -102,8 +127,10 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
     sr_stream_read(&pe->err_stream, true);
     if (pe->rank == 0)
         sr_stdin_close(&job->in);
-    if (job->state != SR_JOB_RUNNING)
+    if (job->state != SR_JOB_RUNNING) {
+        judge_late_cause(job, pe);
         return;
+    }
 
     if (pe->finalized && !(WIFEXITED(st) && WEXITSTATUS(st) == 0) && !sr_server_is_stuck(job)) {
         /* Nobody waits for it: judged once every PE has exited (report_after_finalize),
@@ -117,6 +144,15 @@ static void on_pe_exit(sr_job_t *job, sr_pe_t *pe)
                    (long)pe->pid, ending);
     } else {
         sr_server_check_stuck(job);
+    }
+}
+
+void sr_job_reap(sr_job_t *job)
+{
+    sr_pe_t *pe;
+    while ((pe = sr_proc_reap(job)) != NULL) {
+        job->nexited++;
+        on_pe_exit(job, pe);
     }
 }
 
@@ -166,11 +202,7 @@ static void on_signalfd(sr_job_t *job, int sigfd)
 
     while (read(sigfd, &info, sizeof(info)) == (ssize_t)sizeof(info)) {
         if (info.ssi_signo == SIGCHLD) {
-            sr_pe_t *pe;
-            while ((pe = sr_proc_reap(job)) != NULL) {
-                job->nexited++;
-                on_pe_exit(job, pe);
-            }
+            sr_job_reap(job);
         } else {
             on_signal(job, (int)info.ssi_signo);
         }

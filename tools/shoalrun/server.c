@@ -102,6 +102,11 @@ static void on_store_end(sr_job_t *job)
         return;
     job->store_end_seen = true;
     int code = exit_code(status);
+    /* A PE that failed because a peer died (its connection to the peer went)
+     * often says so before shoalrun has reaped the dead peer: judge the PEs
+     * that have exited first, so the dead one is named as the cause. */
+    if (code != 0 && origin != SHOAL_STORE_NO_ORIGIN)
+        sr_job_reap(job);
     size_t len = strlen(msg);
     if (origin == SHOAL_STORE_NO_ORIGIN) {
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, "%s", msg);
@@ -109,12 +114,18 @@ static void on_store_end(sr_job_t *job)
         (void)sr_write_all(STDERR_FILENO, msg, len);
         if (msg[len - 1] != '\n')
             (void)sr_write_all(STDERR_FILENO, "\n", 1);
+        bool deciding = job->state == SR_JOB_RUNNING;
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, NULL);
+        if (deciding && code != 0)
+            sr_job_cause_may_follow(job);
     } else if (code != 0) {
         const sr_pe_t *pe = origin < (uint32_t)job->npes ? &job->pes[origin] : NULL;
+        bool deciding = job->state == SR_JOB_RUNNING;
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S,
                    "PE %u (pid %ld) ended the job with status %d", origin, pe ? (long)pe->pid : -1L,
                    status);
+        if (deciding)
+            sr_job_cause_may_follow(job);
     } else {
         sr_job_end(job, 0, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     }

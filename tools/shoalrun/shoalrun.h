@@ -138,7 +138,13 @@ typedef struct {
     double start_time;
     sr_job_state_t state;
     int exit_status;
-    double kill_at;       /* when ENDING: time to send SIGKILL; 0 once sent */
+    double kill_at; /* when ENDING: time to send SIGKILL; 0 once sent */
+    /* The job ended for a PE's failure that may be the consequence of another
+     * PE's death (its connection to that PE went): until `end_at` +
+     * SR_CAUSE_WINDOW_S, a PE found killed by a signal shoalrun did not send
+     * is named as the cause and its status becomes the job's. */
+    bool cause_may_follow;
+    double end_at;
     double hang_asked_at; /* --timeout passed: when the PEs were asked for hang reports */
 } sr_job_t;
 
@@ -150,6 +156,13 @@ void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const c
 /* Ends the job for a PE that exited by a signal or with a non-zero status,
  * naming it and its status. */
 void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe);
+/* Reaps and judges every PE that has exited (SIGCHLD, or before acting on a
+ * failure another PE reported: a PE that died is the cause, not the PE that
+ * noticed its connection go). */
+void sr_job_reap(sr_job_t *job);
+/* Marks the decision just taken as one a PE's death may explain (above). */
+void sr_job_cause_may_follow(sr_job_t *job);
+#define SR_CAUSE_WINDOW_S 0.5
 
 /* ---- proc.c --------------------------------------------------------------- */
 
