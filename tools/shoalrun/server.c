@@ -102,11 +102,6 @@ static void on_store_end(sr_job_t *job)
         return;
     job->store_end_seen = true;
     int code = exit_code(status);
-    /* A PE that failed because a peer died (its connection to the peer went)
-     * often says so before shoalrun has reaped the dead peer: judge the PEs
-     * that have exited first, so the dead one is named as the cause. */
-    if (code != 0 && origin != SHOAL_STORE_NO_ORIGIN)
-        sr_job_reap(job);
     size_t len = strlen(msg);
     if (origin == SHOAL_STORE_NO_ORIGIN) {
         sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, "%s", msg);

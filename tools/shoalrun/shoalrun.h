@@ -156,9 +156,7 @@ void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const c
 /* Ends the job for a PE that exited by a signal or with a non-zero status,
  * naming it and its status. */
 void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe);
-/* Reaps and judges every PE that has exited (SIGCHLD, or before acting on a
- * failure another PE reported: a PE that died is the cause, not the PE that
- * noticed its connection go). */
+/* Reaps and judges every PE that has exited (on SIGCHLD). */
 void sr_job_reap(sr_job_t *job);
 /* Marks the decision just taken as one a PE's death may explain (above). */
 void sr_job_cause_may_follow(sr_job_t *job);
