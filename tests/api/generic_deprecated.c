@@ -68,22 +68,10 @@
         OWN(T, N, "shmem_fadd", left + 30);                                                        \
     }
 
-/* The tables of the specification (the fixed-width and size types are
- * typedefs of these and select the same routines; some are listed too). */
-#define STD_TYPES(X)                                                                               \
-    X(int, int)                                                                                    \
-    X(long, long)                                                                                  \
-    X(long long, longlong)                                                                         \
-    X(unsigned int, uint)                                                                          \
-    X(unsigned long, ulong)                                                                        \
-    X(unsigned long long, ulonglong)                                                               \
-    X(int32_t, int32)                                                                              \
-    X(int64_t, int64)                                                                              \
-    X(uint32_t, uint32)                                                                            \
-    X(uint64_t, uint64)                                                                            \
-    X(size_t, size)                                                                                \
-    X(ptrdiff_t, ptrdiff)
-#define EXT_TYPES(X) X(float, float) X(double, double) STD_TYPES(X)
+/* The tables of the specification, from check.h (the fixed-width and size
+ * types are typedefs of the base types and select the same routines). */
+#define STD_TYPES(X) SHT_AMO_STD_TYPES(X)
+#define EXT_TYPES(X) SHT_AMO_EXT_ONLY_TYPES(X) SHT_AMO_STD_TYPES(X)
 
 #define STRUCT2(T, N) STRUCT(T, N)
 EXT_TYPES(STRUCT2)

@@ -52,12 +52,13 @@ typedef struct {
     int count;
 } poll_set_t;
 
-void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
+bool sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
 {
     if (job->state != SR_JOB_RUNNING)
-        return; /* the first decision stands */
+        return false; /* the first decision stands */
     job->state = SR_JOB_ENDING;
     job->exit_status = exit_status;
+    job->end_at = sr_now();
     if (why != NULL) {
         va_list ap;
         va_start(ap, why);
@@ -68,6 +69,7 @@ void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const c
         sr_proc_signal_all(job, sig);
         job->kill_at = sr_now() + grace_s;
     }
+    return true;
 }
 
 /* Ends the job for a PE that exited by a signal or with a non-zero status. */
@@ -82,19 +84,11 @@ void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe)
                    "PE %d (pid %ld) was killed by signal %d (%s)%s%s", pe->rank, (long)pe->pid, sig,
                    strsignal(sig), WCOREDUMP(st) ? ", core dumped" : "", ending);
     } else {
-        bool deciding = job->state == SR_JOB_RUNNING;
-        sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
-                   WEXITSTATUS(st), ending);
-        if (deciding)
-            sr_job_cause_may_follow(job);
+        if (sr_job_end(job, WEXITSTATUS(st), SIGTERM, SR_FAILURE_GRACE_S,
+                       "PE %d (pid %ld) exited with status %d%s", pe->rank, (long)pe->pid,
+                       WEXITSTATUS(st), ending))
+            job->cause_may_follow = true;
     }
-}
-
-void sr_job_cause_may_follow(sr_job_t *job)
-{
-    job->cause_may_follow = true;
-    job->end_at = sr_now();
 }
 
 /* A PE killed by a signal shoalrun did not send, found just after the job

@@ -109,18 +109,14 @@ static void on_store_end(sr_job_t *job)
         (void)sr_write_all(STDERR_FILENO, msg, len);
         if (msg[len - 1] != '\n')
             (void)sr_write_all(STDERR_FILENO, "\n", 1);
-        bool deciding = job->state == SR_JOB_RUNNING;
-        sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, NULL);
-        if (deciding && code != 0)
-            sr_job_cause_may_follow(job);
+        if (sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S, NULL) && code != 0)
+            job->cause_may_follow = true;
     } else if (code != 0) {
         const sr_pe_t *pe = origin < (uint32_t)job->npes ? &job->pes[origin] : NULL;
-        bool deciding = job->state == SR_JOB_RUNNING;
-        sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S,
-                   "PE %u (pid %ld) ended the job with status %d", origin, pe ? (long)pe->pid : -1L,
-                   status);
-        if (deciding)
-            sr_job_cause_may_follow(job);
+        if (sr_job_end(job, code, SIGTERM, SR_FAILURE_GRACE_S,
+                       "PE %u (pid %ld) ended the job with status %d", origin,
+                       pe ? (long)pe->pid : -1L, status))
+            job->cause_may_follow = true;
     } else {
         sr_job_end(job, 0, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     }

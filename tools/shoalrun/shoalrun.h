@@ -144,22 +144,20 @@ typedef struct {
      * SR_CAUSE_WINDOW_S, a PE found killed by a signal shoalrun did not send
      * is named as the cause and its status becomes the job's. */
     bool cause_may_follow;
-    double end_at;
+    double end_at;        /* when the job's end was decided */
     double hang_asked_at; /* --timeout passed: when the PEs were asked for hang reports */
 } sr_job_t;
 
-/* Decides the job's exit status (the first decision wins), prints `why` to
- * stderr when it is non-NULL, and ends the PEs still running: `sig` now,
- * SIGKILL after `grace_s`. */
-void sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
+/* Decides the job's exit status (the first decision wins: false when one was
+ * taken already), prints `why` to stderr when it is non-NULL, and ends the PEs
+ * still running: `sig` now, SIGKILL after `grace_s`. */
+bool sr_job_end(sr_job_t *job, int exit_status, int sig, double grace_s, const char *why, ...)
     __attribute__((format(printf, 5, 6)));
 /* Ends the job for a PE that exited by a signal or with a non-zero status,
  * naming it and its status. */
 void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe);
 /* Reaps and judges every PE that has exited (on SIGCHLD). */
 void sr_job_reap(sr_job_t *job);
-/* Marks the decision just taken as one a PE's death may explain (above). */
-void sr_job_cause_may_follow(sr_job_t *job);
 #define SR_CAUSE_WINDOW_S 0.5
 
 /* ---- proc.c --------------------------------------------------------------- */
