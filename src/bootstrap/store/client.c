@@ -682,8 +682,12 @@ out_sync:
     close(c->wake_fd);
 out_tls:
     shoal_store_link_destroy(c->link);
+    c->link = NULL;
     shoal_store_tls_destroy(c->tls);
     shoal_store_buf_free(&c->in);
+    /* shmem_init's failure ends in _exit, which would take a store hosted
+     * here with it before it told the other PEs why (their refusals). */
+    shoal_store_host_deliver(2000);
     return status;
 }
 

@@ -459,6 +459,17 @@ void shoal_store_host_drain(uint64_t timeout_ms)
     pthread_mutex_unlock(&h->lock);
 }
 
+void shoal_store_host_deliver(uint64_t timeout_ms)
+{
+    host_t *h = the_host;
+    if (h == NULL)
+        return;
+    pthread_mutex_lock(&h->lock);
+    wake(h);
+    wait_until(h, all_delivered, shoal_store_now_ms() + timeout_ms);
+    pthread_mutex_unlock(&h->lock);
+}
+
 void shoal_store_host_note_finalized(int finalized)
 {
     __atomic_store_n(&local_pe_finalized, finalized, __ATOMIC_RELEASE);

@@ -38,4 +38,10 @@ void shoal_store_host_note_finalized(int finalized);
  * every other PE (their connections close) before this process exits. */
 void shoal_store_host_drain(uint64_t timeout_ms);
 
+/* This process is about to leave without its exit handlers (a failed join
+ * ends in _exit): waits up to `timeout_ms` until every queued frame is sent
+ * and every refused peer has read its refusal and closed, so no peer sees
+ * the store vanish instead of being told why. */
+void shoal_store_host_deliver(uint64_t timeout_ms);
+
 #endif
