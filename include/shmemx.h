@@ -93,6 +93,68 @@ typedef struct {
  * SHOAL_DEVICE, else the PE's rank on its host modulo the number of GPUs. */
 #define SHMEMX_DEVICE_DEFAULT (-1)
 
+/* ---- The device view of the job, for kernels (<shmemx_device.h>) ----------
+ * What shmemx_dev_create makes and a kernel receives by value; the device
+ * functions that use it are in <shmemx_device.h>. */
+
+#define SHMEMX_DEV_VERSION 1
+#define SHMEMX_DEV_ROWS 8    /* route table rows (host heap, globals, device heap, ...) */
+#define SHMEMX_DEV_EVENTS 64 /* event ids 0 .. SHMEMX_DEV_EVENTS - 1 */
+
+/* What a kernel reports to the host before it traps. */
+enum {
+    SHMEMX_DEV_REPORT_TIMEOUT = 1,     /* a wait passed SHOAL_DEVICE_WAIT_TIMEOUT */
+    SHMEMX_DEV_REPORT_UNREACHABLE = 2, /* a PE or address this GPU cannot reach */
+    SHMEMX_DEV_REPORT_ARGUMENT = 3,    /* a bad argument (event id, team) */
+};
+
+typedef struct {
+    uint32_t state; /* 0: free, 1: being written, 2: complete */
+    uint32_t code;  /* SHMEMX_DEV_REPORT_* */
+    int32_t pe;     /* the reporting PE */
+    int32_t target; /* the PE the call aimed at, or -1 */
+    uint32_t block[3], thread[3];
+    uint64_t addr, expected, last, waited_ns;
+    int32_t cmp;
+    uint32_t reserved;
+    char call[48];
+} shmemx_dev_report_t;
+
+/* Host memory every kernel of the PE can reach: the report and the events. */
+typedef struct {
+    shmemx_dev_report_t report;
+    uint64_t to_host[SHMEMX_DEV_EVENTS];   /* raised by kernels, waited on by the host */
+    uint64_t to_device[SHMEMX_DEV_EVENTS]; /* set by the host, waited on by kernels */
+} shmemx_dev_mailbox_t;
+
+typedef struct {
+    uint64_t base; /* this PE's copy: the symmetric address */
+    uint64_t size; /* 0: unused */
+} shmemx_dev_row_t;
+
+typedef struct {
+    uint32_t version; /* SHMEMX_DEV_VERSION */
+    uint32_t bytes;   /* sizeof(shmemx_dev_t) */
+    int32_t my_pe, npes;
+    uint32_t nrows;  /* rows in use are below this */
+    uint32_t nslots; /* team synchronization slots */
+    uint64_t timeout_ns;
+    shmemx_dev_row_t row[SHMEMX_DEV_ROWS];
+    /* [npes * SHMEMX_DEV_ROWS]: where this PE's GPU sees PE p's copy of row
+     * r, or 0 when it cannot reach it. Device memory. */
+    const uint64_t *peer;
+    /* This PE's synchronization words (device heap, symmetric):
+     * seq[nslots], then flag[nslots][npes]. */
+    uint64_t *sync;
+    shmemx_dev_mailbox_t *mailbox; /* as the GPU addresses it */
+} shmemx_dev_t;
+
+/* A team as a kernel sees it: PEs start + i * stride, i < size. */
+typedef struct {
+    int32_t start, stride, size;
+    int32_t slot; /* its synchronization slot */
+} shmemx_dev_team_t;
+
 /* ---- routines: in shmem/routines_x.h, spelled SHMEM_FN(name) as in shmem.h ---- */
 #define SHMEM_FN(name) name
 #include <shmem/routines_x.h>

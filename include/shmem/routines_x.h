@@ -64,3 +64,25 @@ SHMEM_API int SHMEM_FN(shmemx_set_attr_uniqueid_args)(int rank, int npes,
  * every PE. Returns 0; a negative value (and changes nothing) when the text
  * or files are wrong or a store connection already exists. */
 SHMEM_API int SHMEM_FN(shmemx_set_conf_store_tls)(bool enable, const char *tls_info, uint32_t len);
+
+/* Collective over every PE: makes the device view of the job for kernels
+ * (<shmemx_device.h>): the device heap if there is none yet, the route
+ * table on the GPU, the host symmetric memory of the host's PEs registered
+ * with CUDA, the mailbox for reports and events. 0, or -1 on every PE
+ * after one message naming the cause (no driver, no GPU, ...). Later calls
+ * return the same view; valid until shmem_finalize. */
+SHMEM_API int SHMEM_FN(shmemx_dev_create)(shmemx_dev_t *d);
+
+/* The device form of a team this PE belongs to (local): 0, or -1 when
+ * `team` is not one. */
+SHMEM_API int SHMEM_FN(shmemx_dev_team)(shmem_team_t team, shmemx_dev_team_t *t);
+
+/* Events between this PE's kernels and its host code (ids 0 ..
+ * SHMEMX_DEV_EVENTS - 1): wait_host waits until kernels raised event `id`
+ * (shmemx_dev_event_raise) at least `count` times since the view was made;
+ * count_host reads that count; set_host sets the value kernels wait for
+ * (shmemx_dev_event_wait). 0 (or the count), or -1 for a bad id or before
+ * shmemx_dev_create. */
+SHMEM_API int SHMEM_FN(shmemx_dev_event_wait_host)(int id, uint64_t count);
+SHMEM_API int SHMEM_FN(shmemx_dev_event_set_host)(int id, uint64_t value);
+SHMEM_API int64_t SHMEM_FN(shmemx_dev_event_count_host)(int id);

@@ -15,6 +15,7 @@
 #include "core/rma.h"
 #include "core/state.h"
 #include "device/heap.h"
+#include "device/view.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -115,6 +116,25 @@ void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, i
     shoal_sync_world(fn);
     pthread_mutex_unlock(&shoal.lock);
     return ptr;
+}
+
+shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d)
+{
+    SHOAL_REQUIRE_INIT(fn);
+    pthread_mutex_lock(&shoal.lock);
+    check_same_args(fn, 0, 0);
+    const shoal_device_view_job_t vj = {
+        .job = {.bs = &shoal.bs,
+                .rt = &shoal.route,
+                .node = shoal.node,
+                .generation = shoal.generation},
+        .nslots = shoal_team_slots(shoal_env.teams_max),
+    };
+    shoal_status_t status = shoal_device_view_create(&vj, fn, d);
+    shoal_quiet(fn);
+    shoal_sync_world(fn);
+    pthread_mutex_unlock(&shoal.lock);
+    return status;
 }
 
 void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align)

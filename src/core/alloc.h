@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#include <shmemx.h>
+
+#include "util/status.h"
+
 /* Allocates `size` bytes aligned to `align` on every PE. Checks that every PE
  * asked for the same size and alignment (ending the job, naming the PEs and
  * sizes, when not). If `old` is not NULL, its first min(old size, size) bytes
@@ -21,6 +25,8 @@ void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align);
  * message, when any PE cannot make or grow its device heap (no driver, no
  * GPU, out of GPU memory); never ends the job for that. */
 void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, int device);
+/* Collective: the device view of the job for kernels (device/view.h). */
+shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d);
 /* Frees a block of either heap. */
 void shoal_free_collective(const char *fn, void *ptr);
 

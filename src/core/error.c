@@ -30,7 +30,8 @@ void shoal_device_unsupported(const char *fn, const char *what, const void *addr
 {
     shoal_fatal("%s: %s %p is in PE %d's device symmetric heap; host code can put to and get "
                 "from GPU memory, but host atomics, signals and waits on it need device-side "
-                "calls (not built yet); keep such words in host symmetric memory",
+                "calls (a kernel using <shmemx_device.h>); keep words the host updates in host "
+                "symmetric memory",
                 fn, what, addr, pe);
 }
 

@@ -29,6 +29,7 @@
 #include "core/team.h"
 #include "core/trace.h"
 #include "device/heap.h"
+#include "device/view.h"
 #include "mem/route_build.h"
 #include "transport/net.h"
 #include "transport/shm/shm.h"
@@ -286,6 +287,7 @@ void shoal_finalize(void)
      * are GPU mappings, not mmaps. */
     const shoal_device_job_t job = {
         .bs = &shoal.bs, .rt = &shoal.route, .node = shoal.node, .generation = shoal.generation};
+    shoal_device_view_destroy();
     shoal_device_finalize(&job);
     shoal_heap_finalize(&shoal.heap);
     shoal_shm_disconnect(&shoal.bs, &shoal.route);

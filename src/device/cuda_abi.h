@@ -46,6 +46,8 @@ enum {
     SHOAL_CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
     SHOAL_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103,
     SHOAL_CU_GET_PROC_ADDRESS_DEFAULT = 0,
+    SHOAL_CU_MEMHOSTREGISTER_PORTABLE = 0x01,
+    SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
 };
 
 typedef struct {
@@ -106,7 +108,10 @@ typedef struct {
     X(cuMemExportToShareableHandle, (void *shareable, shoal_CUmemGenericAllocationHandle handle,   \
                                      int handle_type, unsigned long long flags))                   \
     X(cuMemImportFromShareableHandle,                                                              \
-      (shoal_CUmemGenericAllocationHandle * handle, void *os_handle, int handle_type))
+      (shoal_CUmemGenericAllocationHandle * handle, void *os_handle, int handle_type))             \
+    X(cuMemHostRegister, (void *p, size_t bytes, unsigned int flags))                              \
+    X(cuMemHostUnregister, (void *p))                                                              \
+    X(cuMemHostGetDevicePointer, (shoal_CUdeviceptr * dptr, void *p, unsigned int flags))
 
 /* Found with dlsym, before any other: cuGetProcAddress_v2 (CUDA 12.0 and
  * later; CUDA 13's cuda.h maps cuGetProcAddress to it), and the driver's

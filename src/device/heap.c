@@ -63,7 +63,7 @@ static inline uintptr_t slot_base(int slot)
 /* The calling thread's current context is the program's (it may use the
  * runtime on another device): every entry makes the heap's primary context
  * current and gives the thread its own back on the way out. */
-static shoal_CUcontext ctx_enter(void)
+shoal_CUcontext shoal_device_ctx_enter(void)
 {
     shoal_CUcontext prev = NULL;
     if (shoal_cu.cuCtxGetCurrent == NULL || shoal_cu.cuCtxGetCurrent(&prev) != SHOAL_CUDA_SUCCESS)
@@ -73,10 +73,15 @@ static shoal_CUcontext ctx_enter(void)
     return prev;
 }
 
-static void ctx_leave(shoal_CUcontext prev)
+void shoal_device_ctx_leave(shoal_CUcontext prev)
 {
     if (shoal_cu.cuCtxSetCurrent != NULL)
         shoal_cu.cuCtxSetCurrent(prev);
+}
+
+size_t shoal_device_slot_size(void)
+{
+    return dev.up ? dev.size : 0;
 }
 
 /* ---- agreeing: every PE's outcome of a step, so all fail together ---- */
@@ -91,8 +96,8 @@ typedef struct {
  * failing PE's status on every PE. The first failing PE logs its message,
  * with how many PEs failed; another failing PE logs its own only when it
  * says something else. */
-static shoal_status_t agree(const shoal_device_job_t *job, const char *fn, shoal_status_t mine,
-                            const char *my_msg)
+shoal_status_t shoal_device_agree(const shoal_device_job_t *job, const char *fn,
+                                  shoal_status_t mine, const char *my_msg, const char *outcome)
 {
     dev_vote_t v;
     memset(&v, 0, sizeof(v));
@@ -124,8 +129,7 @@ static shoal_status_t agree(const shoal_device_job_t *job, const char *fn, shoal
     }
     status = first < 0 ? SHOAL_OK : f != NULL ? (shoal_status_t)f->status : SHOAL_ERR_IO;
     if (first == job->bs->rank)
-        SHOAL_ERROR("%s (on %d of %d PEs; the allocation returns NULL on every PE)", v.msg, nfailed,
-                    job->bs->npes);
+        SHOAL_ERROR("%s (on %d of %d PEs; %s)", v.msg, nfailed, job->bs->npes, outcome);
     else if (mine != SHOAL_OK && f != NULL && strcmp(f->msg, v.msg) != 0)
         SHOAL_ERROR("%s", v.msg);
     else if (first >= 0 && f == NULL && job->bs->rank == 0)
@@ -134,6 +138,12 @@ static shoal_status_t agree(const shoal_device_job_t *job, const char *fn, shoal
                     fn, first);
     shoal_bootstrap_gather_free(&all);
     return status;
+}
+
+static shoal_status_t agree(const shoal_device_job_t *job, const char *fn, shoal_status_t mine,
+                            const char *my_msg)
+{
+    return shoal_device_agree(job, fn, mine, my_msg, "the allocation returns NULL on every PE");
 }
 
 /* ---- pieces ---- */
@@ -298,7 +308,7 @@ static shoal_status_t grow(const shoal_device_job_t *job, const char *fn, size_t
 
 static void teardown(shoal_route_t *rt)
 {
-    shoal_CUcontext prev = ctx_enter();
+    shoal_CUcontext prev = shoal_device_ctx_enter();
     for (unsigned i = 0; i < dev.npieces; i++)
         piece_release(&dev.piece[i]);
     free(dev.piece);
@@ -319,7 +329,7 @@ static void teardown(shoal_route_t *rt)
     }
     free(dev.local);
     free(dev.pids);
-    ctx_leave(prev);
+    shoal_device_ctx_leave(prev);
     const unsigned votes = dev.votes;
     const uint64_t exchanges = dev.exchanges;
     memset(&dev, 0, sizeof(dev));
@@ -531,10 +541,10 @@ shoal_status_t shoal_device_alloc(const shoal_device_job_t *job, const char *fn,
     /* The driver first, to learn the thread's context before setup takes
      * the heap's (a failure here is repeated, and agreed on, by setup). */
     const int loaded = shoal_cuda_load(fn, msg, sizeof(msg)) == SHOAL_OK;
-    shoal_CUcontext prev = loaded ? ctx_enter() : NULL;
+    shoal_CUcontext prev = loaded ? shoal_device_ctx_enter() : NULL;
     shoal_status_t status = device_alloc(job, fn, size, align, device, ptr_p);
     if (loaded)
-        ctx_leave(prev);
+        shoal_device_ctx_leave(prev);
     return status;
 }
 
@@ -562,7 +572,7 @@ shoal_status_t shoal_device_copy(const char *fn, void *dst, const void *src, siz
                  fn);
         return SHOAL_ERR_INVALID;
     }
-    shoal_CUcontext prev = ctx_enter();
+    shoal_CUcontext prev = shoal_device_ctx_enter();
     const char *call = "cuMemcpyAsync";
     shoal_CUresult r = shoal_cu.cuMemcpyAsync((shoal_CUdeviceptr)(uintptr_t)dst,
                                               (shoal_CUdeviceptr)(uintptr_t)src, len, dev.stream);
@@ -570,7 +580,7 @@ shoal_status_t shoal_device_copy(const char *fn, void *dst, const void *src, siz
         call = "cuStreamSynchronize";
         r = shoal_cu.cuStreamSynchronize(dev.stream);
     }
-    ctx_leave(prev);
+    shoal_device_ctx_leave(prev);
     if (r != SHOAL_CUDA_SUCCESS) {
         snprintf(msg, msglen, "%s: copying %zu bytes from %p to %p through the CUDA driver: %s", fn,
                  len, src, dst, shoal_cuda_strerror(call, r, err, sizeof(err)));

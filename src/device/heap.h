@@ -80,6 +80,23 @@ void shoal_device_heap_info(size_t *total_p, size_t *used_p, size_t *backed_p, i
 shoal_status_t shoal_device_copy(const char *fn, void *dst, const void *src, size_t len, char *msg,
                                  size_t msglen);
 
+/* Collective: every PE's outcome of a step of the device side, so that all
+ * fail together. SHOAL_OK when every PE's `mine` is, else the first failing
+ * PE's status on every PE; that PE logs its `msg` with how many PEs failed
+ * and the `outcome` ("the allocation returns NULL on every PE"). */
+shoal_status_t shoal_device_agree(const shoal_device_job_t *job, const char *fn,
+                                  shoal_status_t mine, const char *msg, const char *outcome);
+
+/* Makes the heap's context current for a driver call; gives the thread's
+ * own back. */
+#include "device/cuda_abi.h"
+shoal_CUcontext shoal_device_ctx_enter(void);
+void shoal_device_ctx_leave(shoal_CUcontext prev);
+
+/* Address space of each PE's device heap: the symmetric range of the
+ * device row (0 without a heap). */
+size_t shoal_device_slot_size(void);
+
 /* Unmaps and releases every device heap mapping; after the job's last use
  * of them (shmem_finalize, after its barrier), before the host segments'
  * peers are unmapped. Clears the route row. */

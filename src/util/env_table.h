@@ -141,6 +141,13 @@
       "CUDA device ordinal (as the driver numbers them, after CUDA_VISIBLE_DEVICES) of this "      \
       "PE's device heap when the allocation does not name one. Empty: the PE's rank on its "       \
       "host modulo the number of devices, so the PEs of a host share its GPUs evenly.")            \
+    X(SHOAL_DEVICE_WAIT_TIMEOUT, uint, device_wait_timeout, "0",                                   \
+      "Seconds a device-side wait (shmemx_dev_*_wait_until, signal_wait_until, barriers, "         \
+      "event waits in a kernel) may last before the kernel reports its PE, block, thread, "        \
+      "address and the values it saw, and the host ends the job. 0: never.")                       \
+    X(SHOAL_DEVICE_HOST_ACCESS, bool, device_host_access, "1",                                     \
+      "shmemx_dev_create registers the host symmetric heap and globals of every PE of the host "   \
+      "with CUDA (pinning them), so kernels reach them; 0 leaves kernels the device heaps only.")  \
     X(SHOAL_CUDA_LIBRARY, string, cuda_library, "libcuda.so.1",                                    \
       "The CUDA driver library, loaded only at the first device allocation (a name for the "       \
       "dynamic loader's search, or a path).")

@@ -223,6 +223,24 @@ static shoal_CUresult f_cuMemImportFromShareableHandle(shoal_CUmemGenericAllocat
     return OK;
 }
 
+/* Host memory is the fake GPU's memory: registering it pins nothing and the
+ * device address is the host address. FAKE_CUDA_FAIL=register refuses. */
+static shoal_CUresult f_cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
+{
+    (void)flags;
+    return p == NULL || bytes == 0 || fails("register") ? ERR_INVALID : OK;
+}
+static shoal_CUresult f_cuMemHostUnregister(void *p)
+{
+    return p == NULL ? ERR_INVALID : OK;
+}
+static shoal_CUresult f_cuMemHostGetDevicePointer(shoal_CUdeviceptr *d, void *p, unsigned int flags)
+{
+    (void)flags;
+    *d = (shoal_CUdeviceptr)(uintptr_t)p;
+    return OK;
+}
+
 EXPORT shoal_CUresult cuDriverGetVersion(int *v)
 {
     *v = 12040;

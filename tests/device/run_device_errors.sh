@@ -27,11 +27,11 @@ run_mode() {
 # shellcheck source=../expect_mode.sh
 . "$(dirname "$0")/../expect_mode.sh"
 
-# One message per failed allocation (two allocations), from one PE.
+# One message per failed call (two allocations and shmemx_dev_create), from one PE.
 once() {
     said=$(grep -c "$1" "$out")
-    if [ "$said" -ne 2 ]; then
-        echo "FAIL $2: '$1' said $said times at $npes PEs, expected once per allocation (2)"
+    if [ "$said" -ne 3 ]; then
+        echo "FAIL $2: '$1' said $said times at $npes PEs, expected once per call (3)"
         cat "$out"
         failures=$((failures + 1))
     fi
@@ -39,12 +39,14 @@ once() {
 
 if [ "$build" = off ]; then
     expect off zero "shmemx_malloc_device: this Shoal was built without its device side" \
-        "shmem_malloc_with_hints: this Shoal was built without" "PASS device_nogpu"
+        "shmem_malloc_with_hints: this Shoal was built without" \
+        "shmemx_dev_create: this Shoal was built without" "PASS device_nogpu"
     once "built without its device side" off
 else
     expect nodriver zero \
         "shmemx_malloc_device: no CUDA driver (/nonexistent/libcuda.so.1 not found: " \
-        "shmem_malloc_with_hints: no CUDA driver" "on $npes of $npes PEs" "PASS device_nogpu"
+        "shmem_malloc_with_hints: no CUDA driver" "shmemx_dev_create: no CUDA driver" \
+        "on $npes of $npes PEs" "PASS device_nogpu"
     once "no CUDA driver" nodriver
     expect notcuda zero "shmemx_malloc_device: libc.so.6 is not a CUDA driver of CUDA 12.0 or later" \
         "PASS device_nogpu"

@@ -1,0 +1,96 @@
+/*
+ * The host side of the device API (<shmemx_device.h>): the device view of
+ * the job, teams as kernels see them, and events between a PE's kernels and
+ * its host code.
+ */
+#include <sched.h>
+#include <time.h>
+
+#include <shmem.h>
+#include <shmemx.h>
+
+#include "api/api.h"
+#include "core/alloc.h"
+#include "core/state.h"
+#include "core/team.h"
+#include "device/view.h"
+#include "util/env.h"
+#include "util/log.h"
+
+SHOAL_API_DEF(int, shmemx_dev_create)(shmemx_dev_t *d)
+{
+    if (d == NULL) {
+        SHOAL_ERROR("shmemx_dev_create: d is NULL; pass the address of a shmemx_dev_t to fill");
+        return -1;
+    }
+    return shoal_device_view_collective(SHOAL_FN, d) == SHOAL_OK ? 0 : -1;
+}
+
+SHOAL_API_DEF(int, shmemx_dev_team)(shmem_team_t team, shmemx_dev_team_t *t)
+{
+    if (t == NULL || team == SHMEM_TEAM_INVALID || team->set.my_index < 0) {
+        SHOAL_ERROR("shmemx_dev_team: %s; pass a team this PE belongs to and a shmemx_dev_team_t "
+                    "to fill",
+                    t == NULL ? "t is NULL" : "team is not a team of this PE");
+        return -1;
+    }
+    *t = (shmemx_dev_team_t){.start = team->set.start,
+                             .stride = team->set.stride,
+                             .size = team->set.size,
+                             .slot = team->slot};
+    return 0;
+}
+
+/* The mailbox for event `id`, or NULL after saying what is wrong. */
+static shmemx_dev_mailbox_t *event_mailbox(const char *fn, int id)
+{
+    shmemx_dev_mailbox_t *mb = shoal_device_mailbox();
+    if (mb == NULL)
+        SHOAL_ERROR("%s: there is no device view yet; call shmemx_dev_create first", fn);
+    else if ((unsigned)id >= SHMEMX_DEV_EVENTS)
+        SHOAL_ERROR("%s: event id %d is out of range; ids are 0 .. %d", fn, id,
+                    SHMEMX_DEV_EVENTS - 1);
+    else
+        return mb;
+    return NULL;
+}
+
+SHOAL_API_DEF(int, shmemx_dev_event_wait_host)(int id, uint64_t count)
+{
+    SHOAL_API_TRACE(WAIT, -1, 0, NULL);
+    shmemx_dev_mailbox_t *mb = event_mailbox(SHOAL_FN, id);
+    if (mb == NULL)
+        return -1;
+    /* Yields, then sleeps up to SHOAL_WAIT_SLEEP_US between polls: the
+     * kernel's raise is a store into this page over the bus. */
+    unsigned polls = 0;
+    long sleep_ns = 1000;
+    while (__atomic_load_n(&mb->to_host[id], __ATOMIC_ACQUIRE) < count) {
+        if (++polls < 64) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts = {0, sleep_ns};
+        nanosleep(&ts, NULL);
+        if (sleep_ns < (long)shoal_env.wait_sleep_us * 1000)
+            sleep_ns *= 2;
+    }
+    return 0;
+}
+
+SHOAL_API_DEF(int64_t, shmemx_dev_event_count_host)(int id)
+{
+    shmemx_dev_mailbox_t *mb = event_mailbox(SHOAL_FN, id);
+    return mb == NULL ? -1 : (int64_t)__atomic_load_n(&mb->to_host[id], __ATOMIC_ACQUIRE);
+}
+
+SHOAL_API_DEF(int, shmemx_dev_event_set_host)(int id, uint64_t value)
+{
+    shmemx_dev_mailbox_t *mb = event_mailbox(SHOAL_FN, id);
+    if (mb == NULL)
+        return -1;
+    /* Release: what this thread wrote before is visible to the kernel that
+     * sees the value (its wait loads with acquire order). */
+    __atomic_store_n(&mb->to_device[id], value, __ATOMIC_RELEASE);
+    return 0;
+}

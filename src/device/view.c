@@ -1,0 +1,287 @@
+/*
+ * The device view of the job (see view.h): the route table on the GPU, host
+ * symmetric memory registered for kernels, the mailbox and its monitor.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "device/cuda.h"
+#include "device/view.h"
+#include "util/env.h"
+#include "util/log.h"
+
+#define VIEW_MSG 640
+#define MONITOR_POLL_MS 10
+
+/* One host range registered with CUDA. */
+typedef struct {
+    void *base;
+    size_t size;
+} host_reg_t;
+
+static struct {
+    int up;
+    shmemx_dev_t d;
+    void *block; /* the view's block of the device heap */
+    shmemx_dev_mailbox_t *mailbox;
+    size_t mailbox_bytes;
+    host_reg_t *regs;
+    unsigned nregs;
+    shoal_bootstrap_t *bs;
+    pthread_t monitor;
+    int monitor_up, stop;
+} view;
+
+shmemx_dev_mailbox_t *shoal_device_mailbox(void)
+{
+    return view.up ? view.mailbox : NULL;
+}
+
+/* ---- the monitor: a kernel's report ends the job ------------------------ */
+
+static const char *cmp_text(int cmp)
+{
+    static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
+    return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
+}
+
+static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
+{
+    char where[96];
+    snprintf(where, sizeof(where), "block (%u,%u,%u), thread (%u,%u,%u)", r->block[0], r->block[1],
+             r->block[2], r->thread[0], r->thread[1], r->thread[2]);
+    switch (r->code) {
+    case SHMEMX_DEV_REPORT_TIMEOUT:
+        snprintf(msg, len,
+                 "PE %d: a device wait timed out in %s (%s): waited %.1f s for the word at 0x%llx "
+                 "to be %s %llu; it last saw %llu. Raise SHOAL_DEVICE_WAIT_TIMEOUT (%u s) if the "
+                 "wait is legitimately long; else the PE that should update that word never "
+                 "did",
+                 r->pe, r->call, where, (double)r->waited_ns / 1e9, (unsigned long long)r->addr,
+                 cmp_text(r->cmp), (unsigned long long)r->expected, (unsigned long long)r->last,
+                 shoal_env.device_wait_timeout);
+        break;
+    case SHMEMX_DEV_REPORT_UNREACHABLE:
+        snprintf(msg, len,
+                 "PE %d: %s (%s) aimed at address 0x%llx on PE %d, which this GPU cannot reach: "
+                 "a kernel reaches the symmetric memory (device heap, host heap and globals) of "
+                 "the PEs of its own host only, and the address must lie in it",
+                 r->pe, r->call, where, (unsigned long long)r->addr, r->target);
+        break;
+    default:
+        snprintf(msg, len, "PE %d: %s (%s) got a bad argument: %lld (the limit is %llu)", r->pe,
+                 r->call, where, (long long)r->expected, (unsigned long long)r->last);
+        break;
+    }
+}
+
+static void *monitor_main(void *arg)
+{
+    (void)arg;
+    const struct timespec poll = {0, MONITOR_POLL_MS * 1000000L};
+    while (!__atomic_load_n(&view.stop, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&view.mailbox->report.state, __ATOMIC_ACQUIRE) == 2) {
+            char msg[VIEW_MSG];
+            report_text(&view.mailbox->report, msg, sizeof(msg));
+            SHOAL_ERROR("a kernel stopped: %s; ending the job", msg);
+            view.bs->ops->abort(view.bs, 1, msg);
+            _exit(1);
+        }
+        nanosleep(&poll, NULL);
+    }
+    return NULL;
+}
+
+/* ---- making the view ------------------------------------------------------ */
+
+/* Registers [base, base + size) of host memory for the GPU; its device
+ * address, or 0 when the driver refuses (kernels then cannot reach it). */
+static uint64_t host_register(void *base, size_t size, int pe, const char *what)
+{
+    char err[200];
+    shoal_CUresult r = shoal_cu.cuMemHostRegister(
+        base, size, SHOAL_CU_MEMHOSTREGISTER_PORTABLE | SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP);
+    if (r != SHOAL_CUDA_SUCCESS) {
+        SHOAL_WARN("shmemx_dev_create: kernels cannot reach PE %d's %s (%zu bytes at %p): %s", pe,
+                   what, size, base, shoal_cuda_strerror("cuMemHostRegister", r, err, sizeof(err)));
+        return 0;
+    }
+    shoal_CUdeviceptr dptr = 0;
+    r = shoal_cu.cuMemHostGetDevicePointer(&dptr, base, 0);
+    if (r != SHOAL_CUDA_SUCCESS) {
+        SHOAL_WARN("shmemx_dev_create: kernels cannot reach PE %d's %s: %s", pe, what,
+                   shoal_cuda_strerror("cuMemHostGetDevicePointer", r, err, sizeof(err)));
+        shoal_cu.cuMemHostUnregister(base);
+        return 0;
+    }
+    view.regs[view.nregs++] = (host_reg_t){base, size};
+    return dptr;
+}
+
+static void unregister_all(void)
+{
+    for (unsigned i = 0; i < view.nregs; i++)
+        shoal_cu.cuMemHostUnregister(view.regs[i].base);
+    free(view.regs);
+    view.regs = NULL;
+    view.nregs = 0;
+}
+
+/* The local part: the mailbox, the registrations, the table. */
+static shoal_status_t make_local(const shoal_device_view_job_t *vj, const char *fn, uint64_t *table,
+                                 char *msg, size_t msglen)
+{
+    const shoal_device_job_t *job = &vj->job;
+    const shoal_route_t *rt = job->rt;
+    const int me = job->bs->rank, npes = job->bs->npes;
+    char err[200];
+
+    view.mailbox_bytes = ((sizeof(shmemx_dev_mailbox_t) + 4095) / 4096) * 4096;
+    void *mb =
+        mmap(NULL, view.mailbox_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mb == MAP_FAILED) {
+        snprintf(msg, msglen, "%s: cannot map the mailbox page: %m", fn);
+        return SHOAL_ERR_NOMEM;
+    }
+    view.mailbox = mb;
+    view.regs = calloc((size_t)npes * 2 + 1, sizeof(*view.regs));
+    if (view.regs == NULL) {
+        snprintf(msg, msglen, "%s: out of memory", fn);
+        return SHOAL_ERR_NOMEM;
+    }
+    shoal_CUresult r = shoal_cu.cuMemHostRegister(mb, view.mailbox_bytes,
+                                                  SHOAL_CU_MEMHOSTREGISTER_PORTABLE |
+                                                      SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP);
+    shoal_CUdeviceptr mb_dev = 0;
+    if (r == SHOAL_CUDA_SUCCESS) {
+        view.regs[view.nregs++] = (host_reg_t){mb, view.mailbox_bytes};
+        r = shoal_cu.cuMemHostGetDevicePointer(&mb_dev, mb, 0);
+    }
+    if (r != SHOAL_CUDA_SUCCESS) {
+        snprintf(msg, msglen, "%s: cannot make the mailbox page reachable from the GPU: %s", fn,
+                 shoal_cuda_strerror("cuMemHostRegister", r, err, sizeof(err)));
+        return SHOAL_ERR_SYSTEM;
+    }
+    view.d.mailbox = (shmemx_dev_mailbox_t *)(uintptr_t)mb_dev;
+
+    /* Row 2, the device heap: the views of local peers' heaps, fixed for
+     * the job, over the heap's whole address space. */
+    for (int pe = 0; pe < npes; pe++)
+        table[(size_t)pe * SHMEMX_DEV_ROWS + SHOAL_ROUTE_DEVICE] =
+            job->node[pe] == job->node[me] ? shoal_route_peer_base(rt, pe, SHOAL_ROUTE_DEVICE) : 0;
+    /* Rows 0 and 1, host memory: each local PE's mapping here, registered. */
+    if (shoal_env.device_host_access) {
+        static const char *const what[] = {"host symmetric heap", "symmetric globals"};
+        for (unsigned row = 0; row < 2; row++) {
+            if (rt->row[row].size == 0)
+                continue;
+            for (int pe = 0; pe < npes; pe++) {
+                if (job->node[pe] != job->node[me])
+                    continue;
+                uintptr_t base = shoal_route_peer_map(rt, pe, row);
+                if (base != 0)
+                    table[(size_t)pe * SHMEMX_DEV_ROWS + row] =
+                        host_register((void *)base, rt->row[row].size, pe, what[row]);
+            }
+        }
+    }
+    return SHOAL_OK;
+}
+
+static void undo(void)
+{
+    unregister_all();
+    if (view.mailbox != NULL)
+        munmap(view.mailbox, view.mailbox_bytes);
+    view.mailbox = NULL;
+    if (view.block != NULL)
+        shoal_device_free(view.block);
+    view.block = NULL;
+}
+
+shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const char *fn,
+                                        shmemx_dev_t *out)
+{
+    const shoal_device_job_t *job = &vj->job;
+    const int npes = job->bs->npes;
+    const size_t table_bytes = (size_t)npes * SHMEMX_DEV_ROWS * sizeof(uint64_t);
+    const size_t sync_bytes = ((size_t)vj->nslots * (size_t)(npes + 1)) * sizeof(uint64_t);
+    char msg[VIEW_MSG] = "";
+    shoal_status_t status;
+
+    if (view.up) {
+        *out = view.d;
+        return SHOAL_OK;
+    }
+    /* The block (collective; makes the heap, and agrees, first). */
+    status = shoal_device_alloc(job, fn, table_bytes + sync_bytes, 256, SHOAL_DEVICE_DEFAULT,
+                                &view.block);
+    if (status != SHOAL_OK)
+        return status;
+
+    shoal_CUcontext prev = shoal_device_ctx_enter();
+    uint64_t *table = calloc(1, table_bytes + sync_bytes); /* and zeros for the sync words */
+    shoal_status_t mine =
+        table == NULL ? SHOAL_ERR_NOMEM : make_local(vj, fn, table, msg, sizeof(msg));
+    if (table == NULL)
+        snprintf(msg, sizeof(msg), "%s: out of memory", fn);
+    if (mine == SHOAL_OK)
+        mine = shoal_device_copy(fn, view.block, table, table_bytes + sync_bytes, msg, sizeof(msg));
+    free(table);
+    shoal_device_ctx_leave(prev);
+    status = shoal_device_agree(job, fn, mine, msg, "shmemx_dev_create fails on every PE");
+    if (status != SHOAL_OK) {
+        prev = shoal_device_ctx_enter();
+        undo();
+        shoal_device_ctx_leave(prev);
+        return status;
+    }
+
+    shmemx_dev_t *d = &view.d;
+    d->version = SHMEMX_DEV_VERSION;
+    d->bytes = sizeof(*d);
+    d->my_pe = job->bs->rank;
+    d->npes = npes;
+    d->nrows = SHOAL_ROUTE_DEVICE + 1;
+    d->nslots = vj->nslots;
+    d->timeout_ns = (uint64_t)shoal_env.device_wait_timeout * 1000000000ull;
+    for (unsigned r = 0; r < d->nrows; r++) {
+        d->row[r].base = job->rt->row[r].base;
+        d->row[r].size = job->rt->row[r].size;
+    }
+    d->row[SHOAL_ROUTE_DEVICE].size = shoal_device_slot_size();
+    d->peer = (const uint64_t *)view.block;
+    d->sync = (uint64_t *)((char *)view.block + table_bytes);
+
+    view.bs = job->bs;
+    view.stop = 0;
+    view.monitor_up = pthread_create(&view.monitor, NULL, monitor_main, NULL) == 0;
+    if (!view.monitor_up)
+        SHOAL_WARN("%s: cannot start the thread that watches for kernel reports; a kernel that "
+                   "stops on an error will not end the job",
+                   fn);
+    view.up = 1;
+    SHOAL_DEBUG("device view: %d PEs, %u team slots, %u host ranges registered, wait timeout %u s",
+                npes, vj->nslots, view.nregs, shoal_env.device_wait_timeout);
+    *out = view.d;
+    return SHOAL_OK;
+}
+
+void shoal_device_view_destroy(void)
+{
+    if (!view.up)
+        return;
+    if (view.monitor_up) {
+        __atomic_store_n(&view.stop, 1, __ATOMIC_RELEASE);
+        pthread_join(view.monitor, NULL);
+    }
+    shoal_CUcontext prev = shoal_device_ctx_enter();
+    undo();
+    shoal_device_ctx_leave(prev);
+    memset(&view, 0, sizeof(view));
+}

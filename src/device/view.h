@@ -1,0 +1,40 @@
+/*
+ * The device view of the job (include/shmemx_device.h): what a kernel gets
+ * by value so that it can reach the symmetric memory of the PEs of its host.
+ *
+ * Made once, collectively, by shmemx_dev_create: one block of the device
+ * heap holds the route table as the GPU sees it ([npes][SHMEMX_DEV_ROWS]
+ * device addresses) and the synchronization words of the device barriers;
+ * the host heap and globals of every local PE are registered with CUDA
+ * (cuMemHostRegister, so kernels reach host symmetric memory); a page of
+ * host memory, registered too, is the mailbox where kernels file a report
+ * or raise an event. A monitor thread watches the mailbox and ends the job
+ * with the report's message. Everything in the view is fixed for the job:
+ * the device row's range is the heap's whole address space, so the view
+ * stays valid as the heap grows.
+ */
+#ifndef SHOAL_DEVICE_VIEW_H
+#define SHOAL_DEVICE_VIEW_H
+
+#include <shmemx.h>
+
+#include "device/heap.h"
+
+typedef struct {
+    shoal_device_job_t job;
+    unsigned nslots; /* team synchronization slots (core's team slots) */
+} shoal_device_view_job_t;
+
+/* Collective. On success *out is the view (the same on every later call).
+ * On failure every PE returns the same error and the cause was logged. */
+shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const char *fn,
+                                        shmemx_dev_t *out);
+
+/* This PE's mailbox as the host sees it, or NULL before the view exists. */
+shmemx_dev_mailbox_t *shoal_device_mailbox(void);
+
+/* Stops the monitor and undoes the registrations: at shmem_finalize, before
+ * the device heap goes (shoal_device_finalize frees the view's block). */
+void shoal_device_view_destroy(void);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * The device API test's steps run on the CPU: <shmemx_device.h> compiled by
+ * the host compiler, one "thread" per PE (a pthread, so that the host side
+ * can take part in the event step while the step runs).
+ */
+#include <pthread.h>
+
+#include "dev_api_steps.h"
+
+static struct {
+    shmemx_dev_t d;
+    int step;
+    step_args_t a;
+} job;
+static pthread_t thread;
+static int running;
+
+static void *run(void *unused)
+{
+    (void)unused;
+    step_run(job.d, job.step, &job.a);
+    return NULL;
+}
+
+int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
+{
+    job.d = d;
+    job.step = step;
+    job.a = *a;
+    running = pthread_create(&thread, NULL, run, NULL) == 0;
+    return running ? 0 : -1;
+}
+
+int dev_finish(void)
+{
+    if (running)
+        pthread_join(thread, NULL);
+    running = 0;
+    return 0;
+}
+
+int dev_on_gpu(void)
+{
+    return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * The device API test's steps as CUDA kernels. Compiled with plain
+ * `nvcc -c` (no -rdc, nothing device-side linked) and linked by the C
+ * compiler with dev_api_main.c against libshoal: what a user's kernel that
+ * calls <shmemx_device.h> needs, and nothing more.
+ */
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "dev_api_steps.h"
+
+__global__ void step_kernel(shmemx_dev_t d, int step, step_args_t a)
+{
+    step_run(d, step, &a);
+}
+
+static cudaStream_t stream;
+
+extern "C" int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
+{
+    if (stream == NULL && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+        return -1;
+    /* Thread-scope steps run on one thread; warp and block ones on 32 / 128. */
+    const unsigned threads = a->scope == SCOPE_WARP ? 32 : a->scope == SCOPE_BLOCK ? 128 : 1;
+    step_kernel<<<1, threads, 0, stream>>>(d, step, *a);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        fprintf(stderr, "launching step %d: %s\n", step, cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int dev_finish(void)
+{
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        fprintf(stderr, "a step kernel failed: %s\n", cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int dev_on_gpu(void)
+{
+    return 1;
+}
