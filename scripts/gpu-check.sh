@@ -28,7 +28,7 @@ fi
 
 echo "== build ($build)"
 need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
-      tests/device/device_misuse
+      tests/device/device_misuse tests/device/dev_api_emul
       tests/device/gpu_probe"
 have=1
 for f in $need; do [ -x "$build/$f" ] || have=0; done
@@ -41,9 +41,9 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
 fi
 cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
-    shoal_fake_cuda)
+    shoal_fake_cuda dev_api_emul)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
-    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check)
+    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu)
 if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
     # This tree's own build: bring it up to date (a carried one is used as is).
     echo "updating the build in $build"
@@ -76,7 +76,7 @@ else
         exit 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
-    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check)
+    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
         echo "gpu-check: building failed"
@@ -128,15 +128,25 @@ for n in 1 2 4; do
         "$shoalrun" -n "$n" --timeout 60 "$dev/device_heap"
     run "gpu_device_heap.np$n" env SHOAL_LOG_LEVEL=3 SHOAL_DEBUG_SUBSYS=device \
         "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_heap"
+    run "device_api_fake.np$n" env SHOAL_CUDA_LIBRARY="$fake" \
+        "$shoalrun" -n "$n" --timeout 60 "$dev/dev_api_emul"
     if [ -x "$dev/device_kernel" ]; then
         run "gpu_device_kernel.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
             "$dev/device_kernel"
+        run "gpu_device_api.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
+            "$dev/dev_api_gpu"
     else
         results+=("$(printf '%-26s %6s    %s' "gpu_device_kernel.np$n" "-" "NOT BUILT (no nvcc)")")
         fail=$((fail + 1))
     fi
 done
 
+if [ -x "$dev/dev_api_gpu" ]; then
+    for mode in timeout badptr; do
+        run "gpu_device_api_$mode.np2" "$src/run_dev_api_fail.sh" "$shoalrun" 2 "$dev/dev_api_gpu" \
+            "$mode" "$dev/gpu_probe"
+    done
+fi
 for n in 2 4; do
     run "gpu_device_bw.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_bw"
 done
