@@ -134,7 +134,7 @@ static void check_amo(const step_args_t *a, int me, int npes, int *winners)
         CHECK(w.v_##N[7] >= (T)1 && w.v_##N[7] <= (T)npes, "%s swap final", #N);                   \
     CHECK((double)got.v_##N[7] >= 0 && got.v_##N[7] <= (T)npes, "%s swap result", #N);             \
     if (me < 8)                                                                                    \
-        CHECK(got.v_##N[16 + me] == (T)(me + 1), "%s set then fetch", #N);                          \
+        CHECK(got.v_##N[16 + me] == (T)(me + 1), "%s set then fetch", #N);                         \
     if (me == 0)                                                                                   \
         for (int p = 0; p < m; p++)                                                                \
             CHECK(w.v_##N[16 + p] == (T)(p + 1), "%s set by PE %d", #N, p);

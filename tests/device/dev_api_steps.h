@@ -169,9 +169,9 @@ STEP_FN void step_amo(shmemx_dev_t d, const step_args_t *a)
         T *w = a->damo->v_##N, *got = a->damo_got->v_##N;                                          \
         got[7] = shmemx_dev_##N##_atomic_swap(d, &w[7], (T)(me + 1), 0);                           \
         if (me < 8) {                                                                              \
-            shmemx_dev_##N##_atomic_set(d, &w[16 + me], (T)(me + 1), 0);                            \
+            shmemx_dev_##N##_atomic_set(d, &w[16 + me], (T)(me + 1), 0);                           \
             shmemx_dev_quiet(d);                                                                   \
-            got[16 + me] = shmemx_dev_##N##_atomic_fetch(d, &w[16 + me], 0);                         \
+            got[16 + me] = shmemx_dev_##N##_atomic_fetch(d, &w[16 + me], 0);                       \
         }                                                                                          \
     }
     SHMEM_EXTENDED_AMO_TYPES(AMO_EXTENDED, )
