@@ -155,6 +155,11 @@ typedef struct {
     int32_t slot; /* its synchronization slot */
 } shmemx_dev_team_t;
 
+/* A CUDA stream for the shmemx_*_on_stream calls: the same type as the
+ * runtime's cudaStream_t and the driver's CUstream (NULL: the default
+ * stream). */
+typedef struct CUstream_st *shmemx_stream_t;
+
 /* ---- routines: in shmem/routines_x.h, spelled SHMEM_FN(name) as in shmem.h ---- */
 #define SHMEM_FN(name) name
 #include <shmem/routines_x.h>

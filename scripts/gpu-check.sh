@@ -28,7 +28,7 @@ fi
 
 echo "== build ($build)"
 need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
-      tests/device/device_misuse tests/device/dev_api_emul
+      tests/device/device_misuse tests/device/dev_api_emul tests/device/device_stream
       tests/device/gpu_probe"
 have=1
 for f in $need; do [ -x "$build/$f" ] || have=0; done
@@ -41,7 +41,7 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
 fi
 cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
-    shoal_fake_cuda dev_api_emul)
+    shoal_fake_cuda dev_api_emul device_stream)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
     [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu)
 if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
@@ -128,6 +128,8 @@ for n in 1 2 4; do
         "$shoalrun" -n "$n" --timeout 60 "$dev/device_heap"
     run "gpu_device_heap.np$n" env SHOAL_LOG_LEVEL=3 SHOAL_DEBUG_SUBSYS=device \
         "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_heap"
+    run "gpu_device_stream.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
+        "$dev/device_stream"
     run "device_api_fake.np$n" env SHOAL_CUDA_LIBRARY="$fake" \
         "$shoalrun" -n "$n" --timeout 60 "$dev/dev_api_emul"
     if [ -x "$dev/device_kernel" ]; then

@@ -86,3 +86,29 @@ SHMEM_API int SHMEM_FN(shmemx_dev_team)(shmem_team_t team, shmemx_dev_team_t *t)
 SHMEM_API int SHMEM_FN(shmemx_dev_event_wait_host)(int id, uint64_t count);
 SHMEM_API int SHMEM_FN(shmemx_dev_event_set_host)(int id, uint64_t value);
 SHMEM_API int64_t SHMEM_FN(shmemx_dev_event_count_host)(int id);
+
+/* Stream-ordered calls: enqueued on `stream`, after the work queued there
+ * before and before the work queued after; the PE must be on this host.
+ * 0, or -1 after a message (they never end the job). putmem/getmem: the
+ * copy engine (cuMemcpyAsync; host buffers registered by shmemx_dev_create
+ * or page-locked copy asynchronously, others synchronously). signal_op and
+ * the signal of putmem_signal: in device memory a stream write (SET only),
+ * in host memory a host function (SET and ADD). signal_wait_until: in
+ * device memory cuStreamWaitValue64 (SHMEM_CMP_EQ, and SHMEM_CMP_GE as its
+ * cyclic compare: (int64_t)(*sig - value) >= 0), in host memory a host
+ * function that polls (every comparison). quiet: transfers on a stream
+ * complete in stream order, so it only checks its arguments. */
+SHMEM_API int SHMEM_FN(shmemx_putmem_on_stream)(void *dest, const void *source, size_t nelems,
+                                                int pe, shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_getmem_on_stream)(void *dest, const void *source, size_t nelems,
+                                                int pe, shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_putmem_signal_on_stream)(void *dest, const void *source,
+                                                       size_t nelems, uint64_t *sig_addr,
+                                                       uint64_t signal, int sig_op, int pe,
+                                                       shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_signal_op_on_stream)(uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                                   int pe, shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_signal_wait_until_on_stream)(uint64_t *sig_addr, int cmp,
+                                                           uint64_t cmp_value,
+                                                           shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_quiet_on_stream)(shmemx_stream_t stream);

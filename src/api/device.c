@@ -11,8 +11,10 @@
 
 #include "api/api.h"
 #include "core/alloc.h"
+#include "core/peer.h"
 #include "core/state.h"
 #include "core/team.h"
+#include "device/stream.h"
 #include "device/view.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -92,5 +94,120 @@ SHOAL_API_DEF(int, shmemx_dev_event_set_host)(int id, uint64_t value)
     /* Release: what this thread wrote before is visible to the kernel that
      * sees the value (its wait loads with acquire order). */
     __atomic_store_n(&mb->to_device[id], value, __ATOMIC_RELEASE);
+    return 0;
+}
+
+/* ---- stream-ordered calls ----------------------------------------------- */
+
+#define STREAM_MSG 640
+
+/* Where this process sees (addr, len) on pe, or NULL after a message: a PE
+ * of another host cannot be reached from a stream. */
+static void *stream_route(const char *fn, const char *what, const void *addr, size_t len, int pe)
+{
+    char msg[STREAM_MSG];
+    shoal_where_t w;
+    if (!shoal.initialized) {
+        SHOAL_ERROR("%s: called before shmem_init", fn);
+        return NULL;
+    }
+    if (shoal_route_check(fn, what, addr, len, pe, msg, sizeof(msg)) != 0) {
+        SHOAL_ERROR("%s", msg);
+        return NULL;
+    }
+    if (shoal_route_find_all(&shoal.route, pe, addr, len, &w) != SHOAL_ROUTE_LOCAL) {
+        SHOAL_ERROR("%s: %s %p is on PE %d, on another host; stream-ordered calls reach the PEs "
+                    "of this host only (use shmem_putmem and friends for the others)",
+                    fn, what, addr, pe);
+        return NULL;
+    }
+    return w.ptr;
+}
+
+static int stream_done(shoal_status_t status, const char *msg)
+{
+    if (status == SHOAL_OK)
+        return 0;
+    SHOAL_ERROR("%s", msg);
+    return -1;
+}
+
+static int put_on_stream(const char *fn, void *dest, const void *source, size_t nelems, int pe,
+                         shmemx_stream_t stream)
+{
+    char msg[STREAM_MSG];
+    void *to = nelems == 0 ? dest : stream_route(fn, "dest", dest, nelems, pe);
+    if (to == NULL && nelems != 0)
+        return -1;
+    return stream_done(
+        shoal_device_stream_copy(fn, to, source, nelems, (shoal_CUstream)stream, msg, sizeof(msg)),
+        msg);
+}
+
+SHOAL_API_DEF(int, shmemx_putmem_on_stream)
+(void *dest, const void *source, size_t nelems, int pe, shmemx_stream_t stream)
+{
+    return put_on_stream(SHOAL_FN, dest, source, nelems, pe, stream);
+}
+
+SHOAL_API_DEF(int, shmemx_getmem_on_stream)
+(void *dest, const void *source, size_t nelems, int pe, shmemx_stream_t stream)
+{
+    char msg[STREAM_MSG];
+    const void *from = nelems == 0 ? source : stream_route(SHOAL_FN, "source", source, nelems, pe);
+    if (from == NULL && nelems != 0)
+        return -1;
+    return stream_done(shoal_device_stream_copy(SHOAL_FN, dest, from, nelems,
+                                                (shoal_CUstream)stream, msg, sizeof(msg)),
+                       msg);
+}
+
+static int signal_on_stream(const char *fn, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                            shmemx_stream_t stream)
+{
+    char msg[STREAM_MSG];
+    uint64_t *sig = stream_route(fn, "sig_addr", sig_addr, sizeof(*sig_addr), pe);
+    if (sig == NULL)
+        return -1;
+    return stream_done(shoal_device_stream_signal(fn, sig, signal, sig_op, (shoal_CUstream)stream,
+                                                  msg, sizeof(msg)),
+                       msg);
+}
+
+SHOAL_API_DEF(int, shmemx_putmem_signal_on_stream)
+(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op,
+ int pe, shmemx_stream_t stream)
+{
+    if (put_on_stream(SHOAL_FN, dest, source, nelems, pe, stream) != 0)
+        return -1;
+    return signal_on_stream(SHOAL_FN, sig_addr, signal, sig_op, pe, stream);
+}
+
+SHOAL_API_DEF(int, shmemx_signal_op_on_stream)
+(uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_stream_t stream)
+{
+    return signal_on_stream(SHOAL_FN, sig_addr, signal, sig_op, pe, stream);
+}
+
+SHOAL_API_DEF(int, shmemx_signal_wait_until_on_stream)
+(uint64_t *sig_addr, int cmp, uint64_t cmp_value, shmemx_stream_t stream)
+{
+    char msg[STREAM_MSG];
+    uint64_t *sig =
+        stream_route(SHOAL_FN, "sig_addr", sig_addr, sizeof(*sig_addr), shoal.route.my_pe);
+    if (sig == NULL)
+        return -1;
+    return stream_done(shoal_device_stream_wait(SHOAL_FN, sig, cmp, cmp_value,
+                                                (shoal_CUstream)stream, msg, sizeof(msg)),
+                       msg);
+}
+
+SHOAL_API_DEF(int, shmemx_quiet_on_stream)(shmemx_stream_t stream)
+{
+    (void)stream;
+    if (!shoal.initialized) {
+        SHOAL_ERROR("shmemx_quiet_on_stream: called before shmem_init");
+        return -1;
+    }
     return 0;
 }

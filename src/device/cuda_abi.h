@@ -48,7 +48,12 @@ enum {
     SHOAL_CU_GET_PROC_ADDRESS_DEFAULT = 0,
     SHOAL_CU_MEMHOSTREGISTER_PORTABLE = 0x01,
     SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
+    SHOAL_CU_STREAM_WAIT_VALUE_GEQ = 0x0,
+    SHOAL_CU_STREAM_WAIT_VALUE_EQ = 0x1,
+    SHOAL_CU_STREAM_WRITE_VALUE_DEFAULT = 0x0,
 };
+
+typedef void (*shoal_CUhostFn)(void *user_data);
 
 typedef struct {
     int type; /* CUmemLocationType */
@@ -111,7 +116,12 @@ typedef struct {
       (shoal_CUmemGenericAllocationHandle * handle, void *os_handle, int handle_type))             \
     X(cuMemHostRegister, (void *p, size_t bytes, unsigned int flags))                              \
     X(cuMemHostUnregister, (void *p))                                                              \
-    X(cuMemHostGetDevicePointer, (shoal_CUdeviceptr * dptr, void *p, unsigned int flags))
+    X(cuMemHostGetDevicePointer, (shoal_CUdeviceptr * dptr, void *p, unsigned int flags))          \
+    X(cuStreamWriteValue64,                                                                        \
+      (shoal_CUstream stream, shoal_CUdeviceptr addr, uint64_t value, unsigned int flags))         \
+    X(cuStreamWaitValue64,                                                                         \
+      (shoal_CUstream stream, shoal_CUdeviceptr addr, uint64_t value, unsigned int flags))         \
+    X(cuLaunchHostFunc, (shoal_CUstream stream, shoal_CUhostFn fn, void *user_data))
 
 /* Found with dlsym, before any other: cuGetProcAddress_v2 (CUDA 12.0 and
  * later; CUDA 13's cuda.h maps cuGetProcAddress to it), and the driver's

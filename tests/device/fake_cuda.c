@@ -241,6 +241,34 @@ static shoal_CUresult f_cuMemHostGetDevicePointer(shoal_CUdeviceptr *d, void *p,
     return OK;
 }
 
+/* Streams are synchronous here: a stream operation happens when it is
+ * enqueued (a wait spins until its value comes, as a GPU stream would). */
+static shoal_CUresult f_cuStreamWriteValue64(shoal_CUstream s, shoal_CUdeviceptr addr,
+                                             uint64_t value, unsigned int flags)
+{
+    (void)s;
+    (void)flags;
+    __atomic_store_n((uint64_t *)(uintptr_t)addr, value, __ATOMIC_RELEASE);
+    return OK;
+}
+static shoal_CUresult f_cuStreamWaitValue64(shoal_CUstream s, shoal_CUdeviceptr addr,
+                                            uint64_t value, unsigned int flags)
+{
+    (void)s;
+    for (;;) {
+        uint64_t v = __atomic_load_n((uint64_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
+        if (flags == SHOAL_CU_STREAM_WAIT_VALUE_EQ ? v == value : (int64_t)(v - value) >= 0)
+            return OK;
+        usleep(20);
+    }
+}
+static shoal_CUresult f_cuLaunchHostFunc(shoal_CUstream s, shoal_CUhostFn fn, void *data)
+{
+    (void)s;
+    fn(data);
+    return OK;
+}
+
 EXPORT shoal_CUresult cuDriverGetVersion(int *v)
 {
     *v = 12040;
