@@ -16,9 +16,15 @@ __global__ void step_kernel(shmemx_dev_t d, int step, step_args_t a)
 
 static cudaStream_t stream;
 
+static int ensure_stream(void)
+{
+    return stream != NULL ||
+           cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess;
+}
+
 extern "C" int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
 {
-    if (stream == NULL && cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess)
+    if (!ensure_stream())
         return -1;
     /* Thread-scope steps run on one thread; warp and block ones on 32 / 128. */
     const unsigned threads = a->scope == SCOPE_WARP ? 32 : a->scope == SCOPE_BLOCK ? 128 : 1;
@@ -29,6 +35,27 @@ extern "C" int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
         return -1;
     }
     return 0;
+}
+
+/* The barrier step through the collective launch (its one block is
+ * resident on every GPU); a grid that cannot be resident is refused. */
+extern "C" int dev_collective(shmemx_dev_t d, const step_args_t *a)
+{
+    int step = STEP_BARRIER;
+    step_args_t copy = *a;
+    void *args[] = {&d, &step, &copy};
+    if (!ensure_stream())
+        return -1;
+    if (shmemx_dev_collective_launch((const void *)step_kernel, dim3(1), dim3(1), args, 0,
+                                     stream) != 0)
+        return -1;
+    if (cudaStreamSynchronize(stream) != cudaSuccess)
+        return -1;
+    /* Far more blocks than any GPU holds at once: refused on every PE, no hang. */
+    return shmemx_dev_collective_launch((const void *)step_kernel, dim3(1u << 24), dim3(1024), args,
+                                        0, stream) == -1
+               ? 0
+               : -2;
 }
 
 extern "C" int dev_finish(void)

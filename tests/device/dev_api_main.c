@@ -301,6 +301,13 @@ int main(int argc, char **argv)
         CHECK_VAL("PE 0's barrier counter", 0, count[0], 50L * npes);
     if (me == 0)
         CHECK_VAL("the team root's counter", 1, count[1], 50L * ((npes + 1) / 2));
+    /* The same through the collective launch (on a GPU: and a refused grid). */
+    zero_dev(a.dcount, 4 * sizeof(long));
+    zero_dev(a.derrors, 8 * sizeof(int));
+    shmem_barrier_all();
+    CHECK(dev_collective(d, &a) == 0, "the barrier step by collective launch");
+    shmem_barrier_all();
+    check_errors(&a, "barrier_all in a collective launch", 1);
     a.team.size = 0;
     a.rounds = ROUNDS;
 

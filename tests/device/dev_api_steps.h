@@ -364,6 +364,10 @@ extern "C" {
 #endif
 int dev_launch(shmemx_dev_t d, int step, const step_args_t *a);
 int dev_finish(void);
+/* The barrier step through shmemx_dev_collective_launch (synchronous), and
+ * a grid too large to be resident, which must be refused: 0 when both went
+ * as they should. */
+int dev_collective(shmemx_dev_t d, const step_args_t *a);
 /* 1 where the steps run on a GPU (the device heap is not host memory). */
 int dev_on_gpu(void);
 #ifdef __cplusplus
