@@ -43,7 +43,7 @@ cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
     shoal_fake_cuda dev_api_emul device_stream)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
-    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu)
+    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda)
 if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
     # This tree's own build: bring it up to date (a carried one is used as is).
     echo "updating the build in $build"
@@ -76,7 +76,7 @@ else
         exit 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
-    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu)
+    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
         echo "gpu-check: building failed"
@@ -137,6 +137,8 @@ for n in 1 2 4; do
             "$dev/device_kernel"
         run "gpu_device_api.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
             "$dev/dev_api_gpu"
+        run "gpu_matmul_allreduce.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 80 \
+            "$dev/matmul_allreduce_cuda" -m 1024 -n 1024 -k 1024 -t 64 -r 5
     else
         results+=("$(printf '%-26s %6s    %s' "gpu_device_kernel.np$n" "-" "NOT BUILT (no nvcc)")")
         fail=$((fail + 1))
@@ -157,6 +159,11 @@ for n in 2 4; do
     grep -E "^host ->|skipped" "$logs/gpu_device_bw.np$n.log" 2>/dev/null | sed "s/^/np$n: /"
 done
 
+echo "== matmul_allreduce (CUDA, fused kernel vs matmul kernel + reduce kernel)"
+for n in 1 2 4; do
+    grep -E "fused|unfused|matches|skipped" "$logs/gpu_matmul_allreduce.np$n.log" 2>/dev/null |
+        sed "s/^/np$n: /"
+done
 echo "== what the device heap did at 4 PEs (SHOAL_DEBUG_SUBSYS=device)"
 grep -E "DEBUG\(device\)|ERROR|PASS|skipped" "$logs/gpu_device_heap.np4.log" 2>/dev/null |
     grep -v "releasing" | sed -n '1,14p'

@@ -1,6 +1,6 @@
 /*
- * matmul_allreduce: what every version of the example shares (host.c now, a
- * CUDA fused-kernel version beside it later): the command line, the inputs
+ * matmul_allreduce: what every version of the example shares (host.c, and
+ * cuda.cu with one fused kernel): the command line, the inputs
  * (A_pe and B, integer-valued doubles derived from the PE number and the
  * indices), the tiling, the check of a gathered C against a plain
  * computation, and the timing report against the unfused baseline.
@@ -69,7 +69,7 @@ typedef struct {
 
 /* Prints the median of each variant's total and tail, and the ratio unfused /
  * fused of the totals. */
-void mm_report(const char *fused_name, const mm_args_t *args, int npes, const mm_times_t *fused,
-               const mm_times_t *unfused);
+void mm_report(const char *fused_name, const char *unfused_name, const mm_args_t *args, int npes,
+               const mm_times_t *fused, const mm_times_t *unfused);
 
 #endif

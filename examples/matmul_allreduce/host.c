@@ -1,9 +1,9 @@
 /*
  * matmul_allreduce, host version: each PE computes C_pe = A_pe x B tile by
  * tile, and the all-reduced C = sum of every C_pe is formed while later tiles
- * are still computing. The CPU of each PE does the tiles; a CUDA version with
- * one fused kernel can sit beside this file and share common.c (the inputs,
- * the check, the report).
+ * are still computing. The CPU of each PE does the tiles; cuda.cu is the CUDA
+ * version with one fused kernel, sharing common.c (the inputs, the check,
+ * the report).
  *
  * The fused path. Tile t is owned by PE t % npes. A PE computes its tiles in
  * the order me, me+1, ... (so at each step the PEs aim at different owners);
@@ -315,7 +315,8 @@ int main(int argc, char **argv)
         shmem_int_min_reduce(SHMEM_TEAM_WORLD, &ok_all, &ok_me, 1);
     }
     if (s.me == 0 && ok_all) {
-        mm_report("put-with-signal per tile, reduce on arrival, fcollect", &s.args, s.npes, &fused,
+        mm_report("put-with-signal per tile, reduce on arrival, fcollect",
+                  "matmul all tiles, then shmem_double_sum_reduce", &s.args, s.npes, &fused,
                   &unfused);
         printf("matmul_allreduce: result matches the plain computation on all %d PEs "
                "(fused and unfused, every rep)\n",
