@@ -1079,6 +1079,27 @@ static inline __host__ int shmemx_dev_collective_launch(const void *func, dim3 g
     }
     return 0;
 }
+
+/* barrier_all on a stream: a one-thread kernel (defined here, so it is
+ * compiled into the calling program: no device code in libshoal) that runs
+ * shmemx_dev_barrier_all after the work queued before it; the work queued
+ * after waits for it. Every PE calls it. 0, or -1 when the launch fails. */
+template <int unused = 0> __global__ void shmemx_dev__barrier_kernel(shmemx_dev_t d)
+{
+    shmemx_dev_barrier_all(d);
+}
+
+static inline __host__ int shmemx_dev_barrier_all_on_stream(shmemx_dev_t d, cudaStream_t stream)
+{
+    shmemx_dev__barrier_kernel<<<1, 1, 0, stream>>>(d);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        fprintf(stderr, "shmemx_dev_barrier_all_on_stream: PE %d: %s\n", d.my_pe,
+                cudaGetErrorString(e));
+        return -1;
+    }
+    return 0;
+}
 #endif
 
 #endif

@@ -51,6 +51,10 @@ extern "C" int dev_collective(shmemx_dev_t d, const step_args_t *a)
         return -1;
     if (cudaStreamSynchronize(stream) != cudaSuccess)
         return -1;
+    /* A barrier on the stream between two kernels. */
+    if (shmemx_dev_barrier_all_on_stream(d, stream) != 0 ||
+        cudaStreamSynchronize(stream) != cudaSuccess)
+        return -1;
     /* Far more blocks than any GPU holds at once: refused on every PE, no hang. */
     return shmemx_dev_collective_launch((const void *)step_kernel, dim3(1u << 24), dim3(1024), args,
                                         0, stream) == -1

@@ -1,0 +1,26 @@
+#!/bin/sh
+# run_user_kernel.sh NVCC CC INCLUDE_DIR LIB_DIR CUDA_LIB_DIR WORKDIR [SHOALRUN PROBE]:
+# builds tests/device/user_kernel.cu as a user would -- `nvcc -c` without
+# -rdc, warnings as errors, then the C compiler links it against libshoal
+# and the CUDA runtime -- and checks the object needs no device link (no
+# relocatable device code in it). With SHOALRUN and PROBE, also runs it at
+# 2 PEs where there is a GPU (else the build alone is the test).
+set -eu
+nvcc=$1 cc=$2 inc=$3 lib=$4 cudalib=$5 work=$6
+mkdir -p "$work"
+src=$(dirname "$0")/user_kernel.cu
+"$nvcc" -arch=sm_90 -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror -I"$inc" \
+    -c "$src" -o "$work/user_kernel.o"
+"$cc" "$work/user_kernel.o" -L"$lib" -Wl,-rpath,"$lib" -lshoal -L"$cudalib" -lcudart_static \
+    -lstdc++ -ldl -lpthread -lrt -o "$work/user_kernel"
+# Relocatable device code would show up as an nvlink section the host linker cannot resolve.
+if readelf -S "$work/user_kernel.o" | grep -q "nv_relfatbin"; then
+    echo "FAIL: user_kernel.o holds relocatable device code"
+    exit 1
+fi
+echo "ok: built with nvcc -c (no -rdc) and linked by $cc"
+if [ $# -ge 8 ]; then
+    "$8" || exit 0
+    "$7" -n 2 --timeout 60 "$work/user_kernel"
+    echo "ok: ran at 2 PEs on the GPU"
+fi
