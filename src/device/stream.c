@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include <shmem.h>
+#include <shmemx_device.h> /* shmemx_dev__compare: the same comparisons as a kernel's */
 
 #include "device/cuda.h"
 #include "device/heap.h"
@@ -66,29 +67,11 @@ static void host_signal(void *arg)
     free(w);
 }
 
-static int compare(int cmp, uint64_t v, uint64_t value)
-{
-    switch (cmp) {
-    case SHMEM_CMP_EQ:
-        return v == value;
-    case SHMEM_CMP_NE:
-        return v != value;
-    case SHMEM_CMP_GT:
-        return v > value;
-    case SHMEM_CMP_GE:
-        return v >= value;
-    case SHMEM_CMP_LT:
-        return v < value;
-    default:
-        return v <= value;
-    }
-}
-
 static void host_wait(void *arg)
 {
     host_word_t *w = arg;
     unsigned polls = 0;
-    while (!compare(w->op, __atomic_load_n(w->sig, __ATOMIC_ACQUIRE), w->value)) {
+    while (!shmemx_dev__compare(w->op, 0, __atomic_load_n(w->sig, __ATOMIC_ACQUIRE), w->value)) {
         if (++polls < 64) {
             sched_yield();
         } else {

@@ -448,26 +448,26 @@ static int all_delivered(host_t *h)
     return 1;
 }
 
-void shoal_store_host_drain(uint64_t timeout_ms)
+/* From another thread of the host's process: waits (bounded) for `done`. */
+static void host_wait_for(int (*done)(host_t *), uint64_t timeout_ms)
 {
     host_t *h = the_host;
     if (h == NULL)
         return;
     pthread_mutex_lock(&h->lock);
     wake(h);
-    wait_until(h, others_gone, shoal_store_now_ms() + timeout_ms);
+    wait_until(h, done, shoal_store_now_ms() + timeout_ms);
     pthread_mutex_unlock(&h->lock);
+}
+
+void shoal_store_host_drain(uint64_t timeout_ms)
+{
+    host_wait_for(others_gone, timeout_ms);
 }
 
 void shoal_store_host_deliver(uint64_t timeout_ms)
 {
-    host_t *h = the_host;
-    if (h == NULL)
-        return;
-    pthread_mutex_lock(&h->lock);
-    wake(h);
-    wait_until(h, all_delivered, shoal_store_now_ms() + timeout_ms);
-    pthread_mutex_unlock(&h->lock);
+    host_wait_for(all_delivered, timeout_ms);
 }
 
 void shoal_store_host_note_finalized(int finalized)
