@@ -43,7 +43,7 @@ cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
     shoal_fake_cuda dev_api_emul device_stream)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
-    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda)
+    [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
 if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
     # This tree's own build: bring it up to date (a carried one is used as is).
     echo "updating the build in $build"
@@ -76,7 +76,7 @@ else
         exit 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
-    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda)
+    [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
         echo "gpu-check: building failed"
@@ -145,6 +145,9 @@ for n in 1 2 4; do
     fi
 done
 
+if [ -x "$dev/device_perf" ]; then
+    run gpu_device_perf.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 60 "$dev/device_perf"
+fi
 if [ -x "$dev/dev_api_gpu" ]; then
     for mode in timeout badptr; do
         run "gpu_device_api_$mode.np2" "$src/run_dev_api_fail.sh" "$shoalrun" 2 "$dev/dev_api_gpu" \
@@ -159,6 +162,8 @@ for n in 2 4; do
     grep -E "^host ->|skipped" "$logs/gpu_device_bw.np$n.log" 2>/dev/null | sed "s/^/np$n: /"
 done
 
+echo "== device-side numbers (2 PEs)"
+grep -E "device_perf|put\+signal|putmem|barrier_all|skipped" "$logs/gpu_device_perf.np2.log" 2>/dev/null
 echo "== matmul_allreduce (CUDA, fused kernel vs matmul kernel + reduce kernel)"
 for n in 1 2 4; do
     grep -E "fused|unfused|matches|skipped" "$logs/gpu_matmul_allreduce.np$n.log" 2>/dev/null |
