@@ -20,11 +20,18 @@
 #
 # Binding: each side of oshrun thinks it is alone on its "host", so its
 # default binding puts both ranks on CPU 0 (each busy-polls and waits for the
-# other's 4 ms time slice).  By default OSHMEM runs --bind-to none with each
-# rank pinned to CPU rank % ncpu by taskset, as oshrun binds 2 ranks on one
-# host; Shoal runs unpinned, as netns_job.sh and shoalrun start it (pinning a
-# Shoal PE also pins its UCX progress thread to the same CPU).  --pin changes
-# this.
+# other's 4 ms time slice).  By default both run with each PE pinned to CPU
+# rank % ncpu by taskset (OSHMEM with --bind-to none), as two real hosts
+# would give each PE a CPU of its own.  Unpinned, the two "hosts" share this
+# machine's scheduler: when a wake-up at the end of start-up puts both PEs
+# on one CPU, both busy-poll, never sleep, and stay there until the load
+# balancer moves one (tens of ms here), each message waiting for the other's
+# time slice: Shoal's first rdma_demo row (put 8 B) took 62.7 us against
+# 36-38 us for the next rows in bench/results/netns-20261202.md, and 2 runs
+# in 8 of a put loop stayed stacked for all of their 60 ms (75 us per put
+# against 31-39).  Pinning a Shoal PE also pins its UCX progress thread to
+# the same CPU (it sleeps while the PE itself progresses).  --pin oshmem
+# (the old default) or none changes this.
 #
 # The floor: bench/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
 # worker flush, get, fetch-add; both sides busy-poll one single-thread
@@ -54,7 +61,7 @@ usage: bench/netns_compare.sh [options]
   -n REPS          rdma_demo repetitions per row (default 100)
   --no-bench       rdma_demo only (skip lat_rma, lat_amo, bw_rma)
   --quick          rdma_demo -q and the bench programs --quick, K=1 (proves it works)
-  --pin SIDES      pin PEs to CPU rank % ncpu: oshmem (default), both, none
+  --pin SIDES      pin PEs to CPU rank % ncpu: both (default), oshmem, none
   --timeout S      seconds before one job is killed (default 240)
   --out FILE       results file (default bench/results/netns.md; raw next to it)
   --workdir DIR    keep binaries and outputs in DIR (default: a temporary folder)
@@ -70,7 +77,7 @@ K=${K:-3}
 REPS=100
 BENCH=1
 QUICK=0
-PIN=oshmem
+PIN=both
 RUN_TIMEOUT=240
 OUT=$repo/bench/results/netns.md
 WORK=""

@@ -23,6 +23,16 @@
  * peer error handling: a peer that dies fails what was in flight to it, and
  * the next quiet or fence reports it rather than returning as if complete.
  *
+ * The library's own synchronization adds (SHOAL_AMO_SYNC_ADD: barrier
+ * counters, which their target polls and quiet never waits for) travel as a
+ * UCP active message that the target applies to its own memory, not as a
+ * UCP atomic: over TCP UCX emulates an atomic in software, and the PE it
+ * lands on answers each one with a completion message. In a barrier the PE
+ * that leaves last gets its peer's add for the next barrier while it is
+ * already in its next put + quiet, so that answer (a send of its own) sat
+ * inside every timed put + quiet across hosts. An active message needs no
+ * answer; it costs the receiver one receive.
+ *
  * Built as a plugin (libshoal_ucx.so, see ucx.h and load.c), with its own
  * copies of util/log.c and util/status.c.
  */
@@ -51,6 +61,7 @@ typedef struct {
     struct ucx *u;
     int pe;
     int failed; /* the endpoint's error handler ran */
+    int listed; /* on the dirty list (ucx_issued): the next quiet flushes it */
 } ucx_peer_t;
 
 /* What a PE publishes for each registered row; the packed key follows. */
@@ -79,8 +90,19 @@ typedef struct ucx {
     uint64_t app_ns;   /* when an application thread last progressed the worker */
     uint64_t issued;   /* operations issued that complete only by a flush */
     uint64_t flushed;  /* the first `flushed` of them are known complete */
-    uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
-    char error[256];   /* the last failure, for strerror */
+    /* The peers such operations went to since the last quiet took the list
+     * (ucx_issued, ucx_quiet); `quiet_lock` lets one quiet flush at a time. */
+    pthread_mutex_t dirty_lock;
+    pthread_mutex_t quiet_lock;
+    int *dirty;    /* [npes], `ndirty` of them in use */
+    int *flushing; /* [npes]: the list a quiet took */
+    int ndirty;
+    uint64_t discard; /* where the replies of non-fetching SETs (swaps) go */
+    /* This PE's own copy of each registered host-memory row, where the
+     * synchronization adds of other PEs land (ucx_sync_add_recv). */
+    uint64_t self_base[SHOAL_ROUTE_ROWS];
+    uint64_t self_size[SHOAL_ROUTE_ROWS];
+    char error[256]; /* the last failure, for strerror */
 } ucx_t;
 
 /* Records a failure (the core reports it, once) and returns the status. */
@@ -104,10 +126,22 @@ static const char *ucx_strerror(shoal_transport_t *tr)
 /* Puts, non-blocking gets and non-fetching atomics complete at the target
  * only by a flush; quiet skips the flush (a round trip per endpoint in use)
  * when every such operation issued before it, by any thread, was covered by
- * a flush that has completed. Counted after the operation is issued. */
-static void ucx_issued(ucx_t *u)
+ * a flush that has completed, and otherwise flushes only the endpoints on
+ * the dirty list. Called after the operation is issued: the peer goes on
+ * the list (under the lock, so a peer marked listed is on it or in the
+ * hands of a quiet that flushes it) before the operation is counted. */
+static void ucx_issued(ucx_t *u, int pe)
 {
-    __atomic_add_fetch(&u->issued, 1, __ATOMIC_RELEASE);
+    ucx_peer_t *p = &u->peers[pe];
+    if (!__atomic_load_n(&p->listed, __ATOMIC_SEQ_CST)) {
+        pthread_mutex_lock(&u->dirty_lock);
+        if (!p->listed) {
+            u->dirty[u->ndirty++] = pe;
+            __atomic_store_n(&p->listed, 1, __ATOMIC_SEQ_CST);
+        }
+        pthread_mutex_unlock(&u->dirty_lock);
+    }
+    __atomic_add_fetch(&u->issued, 1, __ATOMIC_SEQ_CST);
 }
 
 static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
@@ -242,7 +276,7 @@ static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remot
                                   : ucp_get_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param);
     const char *what = is_put ? "put" : "get";
     if (is_put || nbi)
-        ucx_issued(u);
+        ucx_issued(u, pe);
     return nbi ? ucx_started(u, req, what, pe) : ucx_wait(u, req, what, pe);
 }
 
@@ -282,6 +316,65 @@ static shoal_status_t ucx_amo_post(ucx_t *u, int pe, uint64_t raddr, ucp_rkey_h 
     return ucx_wait(u, req, "atomic", pe);
 }
 
+/* A synchronization add: (row, offset, value) in the header of an active
+ * message, applied by the target itself (ucx_sync_add_recv). */
+#define UCX_AM_SYNC_ADD 0
+
+typedef struct {
+    uint64_t off;
+    uint64_t value;
+    uint32_t row;
+    uint32_t size;
+} ucx_sync_add_msg_t;
+
+static shoal_status_t ucx_sync_add_send(ucx_t *u, int pe, shoal_remote_t dest, size_t size,
+                                        uint64_t value)
+{
+    const ucx_sync_add_msg_t msg = {
+        .off = dest.off, .value = value, .row = dest.row, .size = (uint32_t)size};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_AM_SEND_FLAG_EAGER};
+    ucs_status_ptr_t req =
+        ucp_am_send_nbx(u->peers[pe].ep, UCX_AM_SYNC_ADD, &msg, sizeof(msg), NULL, 0, &param);
+    if (req == NULL) {
+        ucx_app_active(u);
+        return SHOAL_OK;
+    }
+    /* UCX reads the header (on this stack) until the send completes locally. */
+    return ucx_wait(u, req, "synchronization add", pe);
+}
+
+/* Runs in whichever thread progresses the worker. A malformed message is
+ * a bug in a peer's library, not the user's: it is logged and dropped. */
+static ucs_status_t ucx_sync_add_recv(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    ucx_t *u = arg;
+    ucx_sync_add_msg_t msg;
+    (void)data;
+    (void)length;
+    (void)param;
+    if (header_length != sizeof(msg)) {
+        SHOAL_ERROR("dropped a UCX synchronization message of %zu bytes (expected %zu)",
+                    header_length, sizeof(msg));
+        return UCS_OK;
+    }
+    memcpy(&msg, header, sizeof(msg));
+    if (msg.row >= SHOAL_ROUTE_ROWS || (msg.size != 4 && msg.size != 8) || msg.off % msg.size ||
+        msg.off + msg.size > __atomic_load_n(&u->self_size[msg.row], __ATOMIC_ACQUIRE)) {
+        SHOAL_ERROR("dropped a UCX synchronization add to row %u offset %llu (%u bytes): not in "
+                    "this PE's registered host memory",
+                    msg.row, (unsigned long long)msg.off, msg.size);
+        return UCS_OK;
+    }
+    void *word = (char *)(uintptr_t)u->self_base[msg.row] + msg.off;
+    if (msg.size == 8)
+        __atomic_fetch_add((uint64_t *)word, msg.value, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_add((uint32_t *)word, (uint32_t)msg.value, __ATOMIC_SEQ_CST);
+    return UCS_OK;
+}
+
 static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
                               size_t size, const void *operand, const void *compare, void *fetch_p)
 {
@@ -300,10 +393,10 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
     switch (op) {
     case SHOAL_AMO_SET:
         status = ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_SWAP, size, value);
-        ucx_issued(u);
+        ucx_issued(u, pe);
         return status;
     case SHOAL_AMO_SYNC_ADD: /* not counted: its target polls for it */
-        return ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_ADD, size, value);
+        return ucx_sync_add_send(u, pe, dest, size, value);
     case SHOAL_AMO_ADD:
     case SHOAL_AMO_AND:
     case SHOAL_AMO_OR:
@@ -313,7 +406,7 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
                  : op == SHOAL_AMO_OR  ? UCP_ATOMIC_OP_OR
                                        : UCP_ATOMIC_OP_XOR;
         status = ucx_amo_post(u, pe, raddr, rkey, opcode, size, value);
-        ucx_issued(u);
+        ucx_issued(u, pe);
         return status;
     case SHOAL_AMO_FETCH:
         opcode = UCP_ATOMIC_OP_OR;
@@ -375,28 +468,11 @@ static shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote
     return ucx_amo(tr, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
 }
 
-static shoal_status_t ucx_quiet(shoal_transport_t *tr)
+/* Flushes the endpoints to `pes` (world PE numbers; PEs without one are
+ * skipped): up to 64 started at once, then waited for. */
+static shoal_status_t ucx_flush_pes(ucx_t *u, const int *pes, size_t npes)
 {
-    ucx_t *u = tr->priv;
-    uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    shoal_status_t status =
-        ucx_check_failed(u, ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1));
-    if (status == SHOAL_OK)
-        ucx_flushed(u, snap);
-    return status;
-}
-
-/* Flushes the endpoints to `pes`: all started first, then waited for. */
-static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
-{
-    ucx_t *u = tr->priv;
     shoal_status_t status = SHOAL_OK;
-    uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
     ucs_status_ptr_t reqs[64];
     int req_pe[64];
     size_t n = 0;
@@ -415,7 +491,56 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
             n = 0;
         }
     }
+    return status;
+}
+
+/* Up to this many endpoints on the dirty list, quiet flushes them one by
+ * one; past it, one worker flush covers them all. An endpoint flush starts
+ * at once (UCX sends what completes it from inside the call), while a
+ * worker flush starts only at the next progress, after whatever has
+ * arrived meanwhile is handled: a receive or two later. */
+#define UCX_EP_FLUSH_MAX 16
+
+static shoal_status_t ucx_quiet(shoal_transport_t *tr)
+{
+    ucx_t *u = tr->priv;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return ucx_check_failed(u, SHOAL_OK);
+    /* One quiet flushes at a time: one that finds the list empty may still
+     * wait for the operations of a list another quiet took. */
+    shoal_status_t status = SHOAL_OK;
+    pthread_mutex_lock(&u->quiet_lock);
+    if (__atomic_load_n(&u->flushed, __ATOMIC_ACQUIRE) < snap) {
+        /* Every operation counted in `snap` put its peer on the list first. */
+        pthread_mutex_lock(&u->dirty_lock);
+        const int n = u->ndirty;
+        memcpy(u->flushing, u->dirty, sizeof(int) * (size_t)n);
+        u->ndirty = 0;
+        for (int i = 0; i < n; i++)
+            __atomic_store_n(&u->peers[u->flushing[i]].listed, 0, __ATOMIC_SEQ_CST);
+        pthread_mutex_unlock(&u->dirty_lock);
+        if (n > UCX_EP_FLUSH_MAX) {
+            ucp_request_param_t param = {.op_attr_mask = 0};
+            status = ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1);
+        } else {
+            status = ucx_flush_pes(u, u->flushing, (size_t)n);
+        }
+        if (status == SHOAL_OK)
+            ucx_flushed(u, snap);
+    }
+    pthread_mutex_unlock(&u->quiet_lock);
     return ucx_check_failed(u, status);
+}
+
+/* Flushes the endpoints to `pes`. */
+static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
+{
+    ucx_t *u = tr->priv;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return ucx_check_failed(u, SHOAL_OK);
+    return ucx_check_failed(u, ucx_flush_pes(u, pes, npes));
 }
 
 static unsigned ucx_progress(shoal_transport_t *tr)
@@ -538,6 +663,10 @@ static void ucx_release(ucx_t *u)
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);
+    free(u->dirty);
+    free(u->flushing);
+    pthread_mutex_destroy(&u->dirty_lock);
+    pthread_mutex_destroy(&u->quiet_lock);
     for (int r = 0; r < SHOAL_ROUTE_ROWS; r++)
         if (u->memh[r] != NULL)
             ucp_mem_unmap(u->context, u->memh[r]);
@@ -647,6 +776,11 @@ static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void
         status = SHOAL_ERR_INVALID; /* still take part, so the others do not hang */
     } else {
         status = ucx_reg_pack(u, row, base, size, kind, &blob, &len);
+        /* Before the others can learn the key (and reach this row). */
+        if (status == SHOAL_OK && base != NULL && kind == SHOAL_MEM_HOST) {
+            u->self_base[row] = (uint64_t)(uintptr_t)base;
+            __atomic_store_n(&u->self_size[row], (uint64_t)size, __ATOMIC_RELEASE);
+        }
     }
     snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
     /* A PE that failed takes part with nothing, so the others do not hang here. */
@@ -700,7 +834,8 @@ static shoal_status_t ucx_open(ucx_t *u)
         ucp_config_modify(config, "USE_MT_MUTEX", "y");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 1,
     };
     st = ucp_init(&params, config, &u->context);
@@ -717,6 +852,19 @@ static shoal_status_t ucx_open(ucx_t *u)
     st = ucp_worker_create(u->context, &wparams, &u->worker);
     if (st != UCS_OK) {
         SHOAL_ERROR("ucp_worker_create failed: %s", ucs_status_string(st));
+        return SHOAL_ERR_SYSTEM;
+    }
+    /* Before the worker's address is published: no peer can send first. */
+    ucp_am_handler_param_t am = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = UCX_AM_SYNC_ADD,
+        .cb = ucx_sync_add_recv,
+        .arg = u,
+    };
+    st = ucp_worker_set_am_recv_handler(u->worker, &am);
+    if (st != UCS_OK) {
+        SHOAL_ERROR("ucp_worker_set_am_recv_handler failed: %s", ucs_status_string(st));
         return SHOAL_ERR_SYSTEM;
     }
     st = ucp_worker_get_efd(u->worker, &u->efd);
@@ -819,7 +967,11 @@ shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *b
     u->efd = -1;
     u->generation = generation;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
-    if (u->peers == NULL) {
+    u->dirty = calloc((size_t)bs->npes, sizeof(*u->dirty));
+    u->flushing = calloc((size_t)bs->npes, sizeof(*u->flushing));
+    pthread_mutex_init(&u->dirty_lock, NULL);
+    pthread_mutex_init(&u->quiet_lock, NULL);
+    if (u->peers == NULL || u->dirty == NULL || u->flushing == NULL) {
         status = SHOAL_ERR_NOMEM;
         goto out_release;
     }
