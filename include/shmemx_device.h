@@ -661,11 +661,15 @@ SHMEMX_DEV_RMA_TYPES(SHMEMX_DEV__TYPED, )
 /* ---- atomics -------------------------------------------------------------
  * On the bits: 4- or 8-byte types go through the 32- or 64-bit atom. */
 
-#define SHMEMX_DEV__BITS(T) (sizeof(T) == 8 ? 64 : 32)
-#define SHMEMX_DEV__RMW(T, p, op, v)                                                               \
-    (sizeof(T) == 8                                                                                \
-         ? shmemx_dev__from64_##op(T, shmemx_dev__atom_##op##64(p, shmemx_dev__to64(v)))           \
-         : 0)
+/* The read-modify-writes of shmemx_dev__*_rmw. */
+enum {
+    SHMEMX_DEV__ADD,
+    SHMEMX_DEV__AND,
+    SHMEMX_DEV__OR,
+    SHMEMX_DEV__XOR,
+    SHMEMX_DEV__EXCH,
+    SHMEMX_DEV__CAS,
+};
 
 /* Bit-exact conversions between a 4- or 8-byte value and its word. */
 #define SHMEMX_DEV__WORD_FNS(T, N, unused)                                                         \
@@ -695,30 +699,30 @@ SHMEMX_DEV_RMA_TYPES(SHMEMX_DEV__TYPED, )
     {                                                                                              \
         if (sizeof(T) == 8) {                                                                      \
             switch (op) {                                                                          \
-            case 0:                                                                                \
+            case SHMEMX_DEV__ADD:                                                                  \
                 return shmemx_dev__atom_add64(p, v);                                               \
-            case 1:                                                                                \
+            case SHMEMX_DEV__AND:                                                                  \
                 return shmemx_dev__atom_and64(p, v);                                               \
-            case 2:                                                                                \
+            case SHMEMX_DEV__OR:                                                                   \
                 return shmemx_dev__atom_or64(p, v);                                                \
-            case 3:                                                                                \
+            case SHMEMX_DEV__XOR:                                                                  \
                 return shmemx_dev__atom_xor64(p, v);                                               \
-            case 4:                                                                                \
+            case SHMEMX_DEV__EXCH:                                                                 \
                 return shmemx_dev__atom_exch64(p, v);                                              \
             default:                                                                               \
                 return shmemx_dev__atom_cas64(p, cond, v);                                         \
             }                                                                                      \
         }                                                                                          \
         switch (op) {                                                                              \
-        case 0:                                                                                    \
+        case SHMEMX_DEV__ADD:                                                                      \
             return shmemx_dev__atom_add32(p, (uint32_t)v);                                         \
-        case 1:                                                                                    \
+        case SHMEMX_DEV__AND:                                                                      \
             return shmemx_dev__atom_and32(p, (uint32_t)v);                                         \
-        case 2:                                                                                    \
+        case SHMEMX_DEV__OR:                                                                       \
             return shmemx_dev__atom_or32(p, (uint32_t)v);                                          \
-        case 3:                                                                                    \
+        case SHMEMX_DEV__XOR:                                                                      \
             return shmemx_dev__atom_xor32(p, (uint32_t)v);                                         \
-        case 4:                                                                                    \
+        case SHMEMX_DEV__EXCH:                                                                     \
             return shmemx_dev__atom_exch32(p, (uint32_t)v);                                        \
         default:                                                                                   \
             return shmemx_dev__atom_cas32(p, (uint32_t)cond, (uint32_t)v);                         \
@@ -752,7 +756,7 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__WORD_FNS, )
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_swap");                 \
         return shmemx_dev__##N##_value(                                                            \
-            shmemx_dev__##N##_rmw(p, 4, shmemx_dev__##N##_bits(value), 0));                        \
+            shmemx_dev__##N##_rmw(p, SHMEMX_DEV__EXCH, shmemx_dev__##N##_bits(value), 0));         \
     }
 SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__EXTENDED_AMO, )
 
@@ -761,36 +765,36 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__EXTENDED_AMO, )
                                                          int pe)                                   \
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_compare_swap");         \
-        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(p, 5, shmemx_dev__##N##_bits(value),  \
-                                                             shmemx_dev__##N##_bits(cond)));       \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(                                      \
+            p, SHMEMX_DEV__CAS, shmemx_dev__##N##_bits(value), shmemx_dev__##N##_bits(cond)));     \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_add(shmemx_dev_t d, T *dest, T value, int pe)    \
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_fetch_add");            \
         return shmemx_dev__##N##_value(                                                            \
-            shmemx_dev__##N##_rmw(p, 0, shmemx_dev__##N##_bits(value), 0));                        \
+            shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0));          \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_add(shmemx_dev_t d, T *dest, T value, int pe)       \
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_add");                  \
-        (void)shmemx_dev__##N##_rmw(p, 0, shmemx_dev__##N##_bits(value), 0);                       \
+        (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0);         \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_inc(shmemx_dev_t d, T *dest, int pe)             \
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_fetch_inc");            \
-        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(p, 0, 1, 0));                         \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0));           \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_inc(shmemx_dev_t d, T *dest, int pe)                \
     {                                                                                              \
         void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_inc");                  \
-        (void)shmemx_dev__##N##_rmw(p, 0, 1, 0);                                                   \
+        (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0);                                     \
     }
 SHMEM_STANDARD_AMO_TYPES(SHMEMX_DEV__STANDARD_AMO, )
 
 #define SHMEMX_DEV__BITWISE_AMO(T, N, unused)                                                      \
-    SHMEMX_DEV__BITWISE_OP(T, N, and, 1)                                                           \
-    SHMEMX_DEV__BITWISE_OP(T, N, or, 2)                                                            \
-    SHMEMX_DEV__BITWISE_OP(T, N, xor, 3)
+    SHMEMX_DEV__BITWISE_OP(T, N, and, SHMEMX_DEV__AND)                                             \
+    SHMEMX_DEV__BITWISE_OP(T, N, or, SHMEMX_DEV__OR)                                               \
+    SHMEMX_DEV__BITWISE_OP(T, N, xor, SHMEMX_DEV__XOR)
 #define SHMEMX_DEV__BITWISE_OP(T, N, name, op)                                                     \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_##name(shmemx_dev_t d, T *dest, T value, int pe) \
     {                                                                                              \

@@ -3,14 +3,12 @@
  * the job, teams as kernels see them, and events between a PE's kernels and
  * its host code.
  */
-#include <sched.h>
-#include <time.h>
-
 #include <shmem.h>
 #include <shmemx.h>
 
 #include "api/api.h"
 #include "core/alloc.h"
+#include "core/backoff.h"
 #include "core/peer.h"
 #include "core/state.h"
 #include "core/team.h"
@@ -63,20 +61,11 @@ SHOAL_API_DEF(int, shmemx_dev_event_wait_host)(int id, uint64_t count)
     shmemx_dev_mailbox_t *mb = event_mailbox(SHOAL_FN, id);
     if (mb == NULL)
         return -1;
-    /* Yields, then sleeps up to SHOAL_WAIT_SLEEP_US between polls: the
-     * kernel's raise is a store into this page over the bus. */
-    unsigned polls = 0;
-    long sleep_ns = 1000;
-    while (__atomic_load_n(&mb->to_host[id], __ATOMIC_ACQUIRE) < count) {
-        if (++polls < 64) {
-            sched_yield();
-            continue;
-        }
-        struct timespec ts = {0, sleep_ns};
-        nanosleep(&ts, NULL);
-        if (sleep_ns < (long)shoal_env.wait_sleep_us * 1000)
-            sleep_ns *= 2;
-    }
+    /* The library's own wait (spin, yield, sleep; serves other hosts meanwhile):
+     * the kernel's raise is a store into this page over the bus. */
+    shoal_backoff_t b = SHOAL_BACKOFF_INIT;
+    while (__atomic_load_n(&mb->to_host[id], __ATOMIC_ACQUIRE) < count)
+        shoal_backoff(&b);
     return 0;
 }
 

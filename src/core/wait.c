@@ -2,6 +2,7 @@
  * Waits and tests on local symmetric variables that peers update.
  */
 #include <shmem.h>
+#include <shmemx_device.h>
 
 #include "core/backoff.h"
 #include "core/error.h"
@@ -38,39 +39,11 @@ static inline uint64_t load_widened(const void *p, shoal_dtype_t dt)
     }
 }
 
+/* cmp is checked on entry (shoal_check_cmp); the comparison is the one
+ * kernels use, so host and device waits agree. */
 static inline int compare(int cmp, shoal_dtype_t dt, uint64_t a, uint64_t b)
 {
-    if (dt.is_signed) {
-        int64_t x = (int64_t)a, y = (int64_t)b;
-        switch (cmp) {
-        case SHMEM_CMP_EQ:
-            return x == y;
-        case SHMEM_CMP_NE:
-            return x != y;
-        case SHMEM_CMP_GT:
-            return x > y;
-        case SHMEM_CMP_GE:
-            return x >= y;
-        case SHMEM_CMP_LT:
-            return x < y;
-        default:
-            return x <= y;
-        }
-    }
-    switch (cmp) {
-    case SHMEM_CMP_EQ:
-        return a == b;
-    case SHMEM_CMP_NE:
-        return a != b;
-    case SHMEM_CMP_GT:
-        return a > b;
-    case SHMEM_CMP_GE:
-        return a >= b;
-    case SHMEM_CMP_LT:
-        return a < b;
-    default:
-        return a <= b;
-    }
+    return shmemx_dev__compare(cmp, dt.is_signed, a, b);
 }
 
 /* The host cannot load GPU memory: a wait there ends the job saying so.

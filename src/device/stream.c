@@ -1,13 +1,11 @@
 /*
  * Stream-ordered transfers and signals (see stream.h).
  */
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <shmem.h>
-#include <shmemx_device.h> /* shmemx_dev__compare: the same comparisons as a kernel's */
+#include <shmemx_device.h> /* the comparison and the pause a kernel's wait uses */
 
 #include "device/cuda.h"
 #include "device/heap.h"
@@ -37,13 +35,9 @@ shoal_status_t shoal_device_stream_copy(const char *fn, void *dst, const void *s
                                         shoal_CUstream stream, char *msg, size_t msglen)
 {
     shoal_CUcontext prev;
-    shoal_status_t status = enter(fn, &prev, msg, msglen);
-    if (status != SHOAL_OK)
+    shoal_status_t status = len == 0 ? SHOAL_OK : enter(fn, &prev, msg, msglen);
+    if (status != SHOAL_OK || len == 0)
         return status;
-    if (len == 0) {
-        shoal_device_ctx_leave(prev);
-        return SHOAL_OK;
-    }
     shoal_CUresult r = shoal_cu.cuMemcpyAsync((shoal_CUdeviceptr)(uintptr_t)dst,
                                               (shoal_CUdeviceptr)(uintptr_t)src, len, stream);
     return driver_result(fn, "cuMemcpyAsync", r, prev, msg, msglen);
@@ -70,15 +64,9 @@ static void host_signal(void *arg)
 static void host_wait(void *arg)
 {
     host_word_t *w = arg;
-    unsigned polls = 0;
-    while (!shmemx_dev__compare(w->op, 0, __atomic_load_n(w->sig, __ATOMIC_ACQUIRE), w->value)) {
-        if (++polls < 64) {
-            sched_yield();
-        } else {
-            struct timespec ts = {0, 20000};
-            nanosleep(&ts, NULL);
-        }
-    }
+    unsigned spins = 0;
+    while (!shmemx_dev__compare(w->op, 0, __atomic_load_n(w->sig, __ATOMIC_ACQUIRE), w->value))
+        shmemx_dev__pause(&spins); /* the CPU form: yields, then short sleeps */
     free(w);
 }
 
@@ -102,6 +90,21 @@ static shoal_status_t host_func(const char *fn, void (*f)(void *), uint64_t *sig
     return driver_result(fn, "cuLaunchHostFunc", r, prev, msg, msglen);
 }
 
+/* A stream write or wait on a device-memory word (same driver signature). */
+typedef shoal_CUresult (*memop_t)(shoal_CUstream, shoal_CUdeviceptr, uint64_t, unsigned int);
+
+static shoal_status_t stream_memop(const char *fn, const char *call, memop_t op, uint64_t *sig,
+                                   uint64_t value, unsigned flags, shoal_CUstream stream, char *msg,
+                                   size_t msglen)
+{
+    shoal_CUcontext prev;
+    shoal_status_t status = enter(fn, &prev, msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
+    shoal_CUresult r = op(stream, (shoal_CUdeviceptr)(uintptr_t)sig, value, flags);
+    return driver_result(fn, call, r, prev, msg, msglen);
+}
+
 shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_t value, int op,
                                           shoal_CUstream stream, char *msg, size_t msglen)
 {
@@ -121,13 +124,8 @@ shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_
                  fn, (void *)sig);
         return SHOAL_ERR_UNSUPPORTED;
     }
-    shoal_CUcontext prev;
-    shoal_status_t status = enter(fn, &prev, msg, msglen);
-    if (status != SHOAL_OK)
-        return status;
-    shoal_CUresult r = shoal_cu.cuStreamWriteValue64(stream, (shoal_CUdeviceptr)(uintptr_t)sig,
-                                                     value, SHOAL_CU_STREAM_WRITE_VALUE_DEFAULT);
-    return driver_result(fn, "cuStreamWriteValue64", r, prev, msg, msglen);
+    return stream_memop(fn, "cuStreamWriteValue64", shoal_cu.cuStreamWriteValue64, sig, value,
+                        SHOAL_CU_STREAM_WRITE_VALUE_DEFAULT, stream, msg, msglen);
 }
 
 shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, uint64_t value,
@@ -147,12 +145,8 @@ shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, 
                  fn, (void *)sig);
         return SHOAL_ERR_UNSUPPORTED;
     }
-    shoal_CUcontext prev;
-    shoal_status_t status = enter(fn, &prev, msg, msglen);
-    if (status != SHOAL_OK)
-        return status;
-    shoal_CUresult r = shoal_cu.cuStreamWaitValue64(
-        stream, (shoal_CUdeviceptr)(uintptr_t)sig, value,
-        cmp == SHMEM_CMP_EQ ? SHOAL_CU_STREAM_WAIT_VALUE_EQ : SHOAL_CU_STREAM_WAIT_VALUE_GEQ);
-    return driver_result(fn, "cuStreamWaitValue64", r, prev, msg, msglen);
+    return stream_memop(fn, "cuStreamWaitValue64", shoal_cu.cuStreamWaitValue64, sig, value,
+                        cmp == SHMEM_CMP_EQ ? SHOAL_CU_STREAM_WAIT_VALUE_EQ
+                                            : SHOAL_CU_STREAM_WAIT_VALUE_GEQ,
+                        stream, msg, msglen);
 }
