@@ -100,11 +100,13 @@ static void *stream_route(const char *fn, const char *what, const void *addr, si
         SHOAL_ERROR("%s: called before shmem_init", fn);
         return NULL;
     }
-    if (shoal_route_check(fn, what, addr, len, pe, msg, sizeof(msg)) != 0) {
+    const shoal_route_kind_t k = shoal_route_find_all(&shoal.route, pe, addr, len, &w);
+    if (k == SHOAL_ROUTE_ERROR) { /* the data path's own message, without ending the job */
+        shoal_route_check(fn, what, addr, len, pe, msg, sizeof(msg));
         SHOAL_ERROR("%s", msg);
         return NULL;
     }
-    if (shoal_route_find_all(&shoal.route, pe, addr, len, &w) != SHOAL_ROUTE_LOCAL) {
+    if (k == SHOAL_ROUTE_NET) {
         SHOAL_ERROR("%s: %s %p is on PE %d, on another host; stream-ordered calls reach the PEs "
                     "of this host only (use shmem_putmem and friends for the others)",
                     fn, what, addr, pe);
