@@ -61,7 +61,6 @@ typedef struct {
     struct ucx *u;
     int pe;
     int failed; /* the endpoint's error handler ran */
-    int listed; /* on the dirty list (ucx_issued): the next quiet flushes it */
 } ucx_peer_t;
 
 /* What a PE publishes for each registered row; the packed key follows. */
@@ -90,14 +89,7 @@ typedef struct ucx {
     uint64_t app_ns;   /* when an application thread last progressed the worker */
     uint64_t issued;   /* operations issued that complete only by a flush */
     uint64_t flushed;  /* the first `flushed` of them are known complete */
-    /* The peers such operations went to since the last quiet took the list
-     * (ucx_issued, ucx_quiet); `quiet_lock` lets one quiet flush at a time. */
-    pthread_mutex_t dirty_lock;
-    pthread_mutex_t quiet_lock;
-    int *dirty;    /* [npes], `ndirty` of them in use */
-    int *flushing; /* [npes]: the list a quiet took */
-    int ndirty;
-    uint64_t discard; /* where the replies of non-fetching SETs (swaps) go */
+    uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
     /* This PE's own copy of each registered host-memory row, where the
      * synchronization adds of other PEs land (ucx_sync_add_recv). */
     uint64_t self_base[SHOAL_ROUTE_ROWS];
@@ -126,22 +118,10 @@ static const char *ucx_strerror(shoal_transport_t *tr)
 /* Puts, non-blocking gets and non-fetching atomics complete at the target
  * only by a flush; quiet skips the flush (a round trip per endpoint in use)
  * when every such operation issued before it, by any thread, was covered by
- * a flush that has completed, and otherwise flushes only the endpoints on
- * the dirty list. Called after the operation is issued: the peer goes on
- * the list (under the lock, so a peer marked listed is on it or in the
- * hands of a quiet that flushes it) before the operation is counted. */
-static void ucx_issued(ucx_t *u, int pe)
+ * a flush that has completed. Counted after the operation is issued. */
+static void ucx_issued(ucx_t *u)
 {
-    ucx_peer_t *p = &u->peers[pe];
-    if (!__atomic_load_n(&p->listed, __ATOMIC_SEQ_CST)) {
-        pthread_mutex_lock(&u->dirty_lock);
-        if (!p->listed) {
-            u->dirty[u->ndirty++] = pe;
-            __atomic_store_n(&p->listed, 1, __ATOMIC_SEQ_CST);
-        }
-        pthread_mutex_unlock(&u->dirty_lock);
-    }
-    __atomic_add_fetch(&u->issued, 1, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&u->issued, 1, __ATOMIC_RELEASE);
 }
 
 static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
@@ -276,7 +256,7 @@ static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remot
                                   : ucp_get_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param);
     const char *what = is_put ? "put" : "get";
     if (is_put || nbi)
-        ucx_issued(u, pe);
+        ucx_issued(u);
     return nbi ? ucx_started(u, req, what, pe) : ucx_wait(u, req, what, pe);
 }
 
@@ -393,7 +373,7 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
     switch (op) {
     case SHOAL_AMO_SET:
         status = ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_SWAP, size, value);
-        ucx_issued(u, pe);
+        ucx_issued(u);
         return status;
     case SHOAL_AMO_SYNC_ADD: /* not counted: its target polls for it */
         return ucx_sync_add_send(u, pe, dest, size, value);
@@ -406,7 +386,7 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
                  : op == SHOAL_AMO_OR  ? UCP_ATOMIC_OP_OR
                                        : UCP_ATOMIC_OP_XOR;
         status = ucx_amo_post(u, pe, raddr, rkey, opcode, size, value);
-        ucx_issued(u, pe);
+        ucx_issued(u);
         return status;
     case SHOAL_AMO_FETCH:
         opcode = UCP_ATOMIC_OP_OR;
@@ -468,11 +448,28 @@ static shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote
     return ucx_amo(tr, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
 }
 
-/* Flushes the endpoints to `pes` (world PE numbers; PEs without one are
- * skipped): up to 64 started at once, then waited for. */
-static shoal_status_t ucx_flush_pes(ucx_t *u, const int *pes, size_t npes)
+static shoal_status_t ucx_quiet(shoal_transport_t *tr)
 {
+    ucx_t *u = tr->priv;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return ucx_check_failed(u, SHOAL_OK);
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    shoal_status_t status =
+        ucx_check_failed(u, ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1));
+    if (status == SHOAL_OK)
+        ucx_flushed(u, snap);
+    return status;
+}
+
+/* Flushes the endpoints to `pes`: all started first, then waited for. */
+static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
+{
+    ucx_t *u = tr->priv;
     shoal_status_t status = SHOAL_OK;
+    uint64_t snap;
+    if (ucx_all_flushed(u, &snap))
+        return ucx_check_failed(u, SHOAL_OK);
     ucs_status_ptr_t reqs[64];
     int req_pe[64];
     size_t n = 0;
@@ -491,56 +488,7 @@ static shoal_status_t ucx_flush_pes(ucx_t *u, const int *pes, size_t npes)
             n = 0;
         }
     }
-    return status;
-}
-
-/* Up to this many endpoints on the dirty list, quiet flushes them one by
- * one; past it, one worker flush covers them all. An endpoint flush starts
- * at once (UCX sends what completes it from inside the call), while a
- * worker flush starts only at the next progress, after whatever has
- * arrived meanwhile is handled: a receive or two later. */
-#define UCX_EP_FLUSH_MAX 16
-
-static shoal_status_t ucx_quiet(shoal_transport_t *tr)
-{
-    ucx_t *u = tr->priv;
-    uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
-    /* One quiet flushes at a time: one that finds the list empty may still
-     * wait for the operations of a list another quiet took. */
-    shoal_status_t status = SHOAL_OK;
-    pthread_mutex_lock(&u->quiet_lock);
-    if (__atomic_load_n(&u->flushed, __ATOMIC_ACQUIRE) < snap) {
-        /* Every operation counted in `snap` put its peer on the list first. */
-        pthread_mutex_lock(&u->dirty_lock);
-        const int n = u->ndirty;
-        memcpy(u->flushing, u->dirty, sizeof(int) * (size_t)n);
-        u->ndirty = 0;
-        for (int i = 0; i < n; i++)
-            __atomic_store_n(&u->peers[u->flushing[i]].listed, 0, __ATOMIC_SEQ_CST);
-        pthread_mutex_unlock(&u->dirty_lock);
-        if (n > UCX_EP_FLUSH_MAX) {
-            ucp_request_param_t param = {.op_attr_mask = 0};
-            status = ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1);
-        } else {
-            status = ucx_flush_pes(u, u->flushing, (size_t)n);
-        }
-        if (status == SHOAL_OK)
-            ucx_flushed(u, snap);
-    }
-    pthread_mutex_unlock(&u->quiet_lock);
     return ucx_check_failed(u, status);
-}
-
-/* Flushes the endpoints to `pes`. */
-static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
-{
-    ucx_t *u = tr->priv;
-    uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
-    return ucx_check_failed(u, ucx_flush_pes(u, pes, npes));
 }
 
 static unsigned ucx_progress(shoal_transport_t *tr)
@@ -663,10 +611,6 @@ static void ucx_release(ucx_t *u)
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);
-    free(u->dirty);
-    free(u->flushing);
-    pthread_mutex_destroy(&u->dirty_lock);
-    pthread_mutex_destroy(&u->quiet_lock);
     for (int r = 0; r < SHOAL_ROUTE_ROWS; r++)
         if (u->memh[r] != NULL)
             ucp_mem_unmap(u->context, u->memh[r]);
@@ -967,11 +911,7 @@ shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *b
     u->efd = -1;
     u->generation = generation;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
-    u->dirty = calloc((size_t)bs->npes, sizeof(*u->dirty));
-    u->flushing = calloc((size_t)bs->npes, sizeof(*u->flushing));
-    pthread_mutex_init(&u->dirty_lock, NULL);
-    pthread_mutex_init(&u->quiet_lock, NULL);
-    if (u->peers == NULL || u->dirty == NULL || u->flushing == NULL) {
+    if (u->peers == NULL) {
         status = SHOAL_ERR_NOMEM;
         goto out_release;
     }
