@@ -28,8 +28,8 @@
 # balancer moves one (tens of ms here), each message waiting for the other's
 # time slice: Shoal's first rdma_demo row (put 8 B) took 62.7 us against
 # 36-38 us for the next rows in bench/results/netns-20261202.md, and 2 runs
-# in 8 of a put loop stayed stacked for all of their 60 ms (75 us per put
-# against 31-39).  Pinning a Shoal PE also pins its UCX progress thread to
+# in 8 of a put loop (load average ~3) stayed stacked for all of their 60 ms
+# (75 us per put against 31-39).  Pinning a Shoal PE also pins its UCX progress thread to
 # the same CPU (it sleeps while the PE itself progresses).  --pin oshmem
 # (the old default) or none changes this.
 #
