@@ -219,6 +219,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     SHOAL_NPES = shoal.bs.npes;
     shoal_teams_init();
     step = "the final bootstrap barrier";
+    shoal_net_idle();
     status = shoal_bootstrap_barrier(&shoal.bs);
     if (status != SHOAL_OK) {
         SHOAL_NPES = 0;
@@ -271,6 +272,7 @@ void shoal_finalize(void)
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
     shoal_hang_simple(SHOAL_HANG_FINALIZE, "shmem_finalize");
+    shoal_net_idle();
     shoal_bootstrap_barrier(&shoal.bs);
     if (shoal_check_on)
         shoal_check_heap_finalize("shmem_finalize");

@@ -25,6 +25,7 @@
 #include "core/pcontrol.h"
 #include "core/state.h"
 #include "core/trace.h"
+#include "transport/net.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -618,6 +619,7 @@ void shoal_trace_finalize(void)
     if (tr.profile)
         profile_gather();
     if (tr.dir != NULL) {
+        shoal_net_idle();
         shoal_bootstrap_barrier(&shoal.bs); /* every PE's file is complete */
         if (tr.me == 0)
             merge_trace();

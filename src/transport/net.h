@@ -15,6 +15,14 @@
 shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_route_t *rt,
                               const int *node);
 
+/* The calling thread is about to block in the bootstrap while peers may
+ * still need this PE (transport.h, `idle`). */
+static inline void shoal_net_idle(void)
+{
+    if (shoal_net != NULL)
+        shoal_net->ops->idle(shoal_net);
+}
+
 /* Collective. Completes, disconnects and frees the transport, if any. */
 void shoal_net_close(shoal_route_t *rt);
 

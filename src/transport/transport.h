@@ -23,7 +23,7 @@
 #include "mem/route.h"
 #include "util/status.h"
 
-#define SHOAL_TRANSPORT_VERSION 4
+#define SHOAL_TRANSPORT_VERSION 5
 
 typedef enum {
     SHOAL_AMO_FETCH,
@@ -91,6 +91,10 @@ typedef struct {
     /* Progresses, then sleeps up to `ns` nanoseconds or until something
      * arrives for this PE, and progresses again. */
     unsigned (*sleep)(shoal_transport_t *tr, uint64_t ns);
+    /* The calling thread is about to block outside the transport (in a
+     * bootstrap barrier) while peers may still need this PE: from now on
+     * they are served without it, at once. */
+    void (*idle)(shoal_transport_t *tr);
     /* Collective over all PEs: completes everything, disconnects and frees
      * the transport; called before the segments are unmapped. */
     void (*finalize)(shoal_transport_t *tr);
