@@ -60,6 +60,8 @@ usage: bench/netns_compare.sh [options]
   -k K             rounds, each side once per round (env K; default 3)
   -n REPS          rdma_demo repetitions per row (default 100)
   --no-bench       rdma_demo only (skip lat_rma, lat_amo, bw_rma)
+  --progs LIST     these programs instead (comma list of rdma_demo and bench/ programs,
+                   e.g. rdma_demo,lat_barrier)
   --quick          rdma_demo -q and the bench programs --quick, K=1 (proves it works)
   --pin SIDES      pin PEs to CPU rank % ncpu: both (default), oshmem, none
   --timeout S      seconds before one job is killed (default 240)
@@ -76,6 +78,7 @@ OSHRUN=${OSHRUN:-oshrun}
 K=${K:-3}
 REPS=100
 BENCH=1
+PROGS_LIST=""
 QUICK=0
 PIN=both
 RUN_TIMEOUT=240
@@ -91,6 +94,7 @@ while [ $# -gt 0 ]; do
     -k) K=$2; shift 2 ;;
     -n) REPS=$2; shift 2 ;;
     --no-bench) BENCH=0; shift ;;
+    --progs) PROGS_LIST=$2; shift 2 ;;
     --quick) QUICK=1; K=1; shift ;;
     --pin) PIN=$2; shift 2 ;;
     --timeout) RUN_TIMEOUT=$2; shift 2 ;;
@@ -129,9 +133,12 @@ trap 'exit 130' INT TERM
 # ---- build -------------------------------------------------------------------
 PROGS=(rdma_demo)
 [ "$BENCH" = 1 ] && PROGS+=(lat_rma lat_amo bw_rma)
+[ -n "$PROGS_LIST" ] && IFS=, read -ra PROGS <<<"$PROGS_LIST"
 src_of() { if [ "$1" = rdma_demo ]; then echo "$repo/examples/rdma_demo.c"; else echo "$here/$1.c"; fi; }
 CFLAGS=(-O2)
-for p in "${PROGS[@]}"; do
+BUILD=("${PROGS[@]}")
+[[ " ${PROGS[*]} " == *" rdma_demo "* ]] || BUILD+=(rdma_demo) # the proof run uses it
+for p in "${BUILD[@]}"; do
     "$SHOALCC" "${CFLAGS[@]}" -o "$WORK/shoal/$p" "$(src_of "$p")"
     "$OSHCC" "${CFLAGS[@]}" -o "$WORK/oshmem/$p" "$(src_of "$p")"
 done
