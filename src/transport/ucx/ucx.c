@@ -23,6 +23,16 @@
  * peer error handling: a peer that dies fails what was in flight to it, and
  * the next quiet or fence reports it rather than returning as if complete.
  *
+ * The library's own synchronization adds (SHOAL_AMO_SYNC_ADD: barrier
+ * counters, which their target polls and quiet never waits for) travel as a
+ * UCP active message that the target applies to its own memory, not as a
+ * UCP atomic: over TCP UCX emulates an atomic in software, and the PE it
+ * lands on answers each one with a completion message. In a barrier the PE
+ * that leaves last gets its peer's add for the next barrier while it is
+ * already in its next put + quiet, so that answer (a send of its own) sat
+ * inside every timed put + quiet across hosts. An active message needs no
+ * answer; it costs the receiver one receive.
+ *
  * Built as a plugin (libshoal_ucx.so, see ucx.h and load.c), with its own
  * copies of util/log.c and util/status.c.
  */
@@ -83,7 +93,11 @@ typedef struct ucx {
     uint64_t issued;   /* operations issued that complete only by a flush */
     uint64_t flushed;  /* the first `flushed` of them are known complete */
     uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
-    char error[256];   /* the last failure, for strerror */
+    /* This PE's own copy of each registered host-memory row, where the
+     * synchronization adds of other PEs land (ucx_sync_add_recv). */
+    uint64_t self_base[SHOAL_ROUTE_ROWS];
+    uint64_t self_size[SHOAL_ROUTE_ROWS];
+    char error[256]; /* the last failure, for strerror */
 } ucx_t;
 
 /* Records a failure (the core reports it, once) and returns the status. */
@@ -294,6 +308,65 @@ static shoal_status_t ucx_amo_post(ucx_t *u, int pe, uint64_t raddr, ucp_rkey_h 
     return ucx_wait(u, req, "atomic", pe);
 }
 
+/* A synchronization add: (row, offset, value) in the header of an active
+ * message, applied by the target itself (ucx_sync_add_recv). */
+#define UCX_AM_SYNC_ADD 0
+
+typedef struct {
+    uint64_t off;
+    uint64_t value;
+    uint32_t row;
+    uint32_t size;
+} ucx_sync_add_msg_t;
+
+static shoal_status_t ucx_sync_add_send(ucx_t *u, int pe, shoal_remote_t dest, size_t size,
+                                        uint64_t value)
+{
+    const ucx_sync_add_msg_t msg = {
+        .off = dest.off, .value = value, .row = dest.row, .size = (uint32_t)size};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_AM_SEND_FLAG_EAGER};
+    ucs_status_ptr_t req =
+        ucp_am_send_nbx(u->peers[pe].ep, UCX_AM_SYNC_ADD, &msg, sizeof(msg), NULL, 0, &param);
+    if (req == NULL) {
+        ucx_app_active(u);
+        return SHOAL_OK;
+    }
+    /* UCX reads the header (on this stack) until the send completes locally. */
+    return ucx_wait(u, req, "synchronization add", pe);
+}
+
+/* Runs in whichever thread progresses the worker. A malformed message is
+ * a bug in a peer's library, not the user's: it is logged and dropped. */
+static ucs_status_t ucx_sync_add_recv(void *arg, const void *header, size_t header_length,
+                                      void *data, size_t length, const ucp_am_recv_param_t *param)
+{
+    ucx_t *u = arg;
+    ucx_sync_add_msg_t msg;
+    (void)data;
+    (void)length;
+    (void)param;
+    if (header_length != sizeof(msg)) {
+        SHOAL_ERROR("dropped a UCX synchronization message of %zu bytes (expected %zu)",
+                    header_length, sizeof(msg));
+        return UCS_OK;
+    }
+    memcpy(&msg, header, sizeof(msg));
+    if (msg.row >= SHOAL_ROUTE_ROWS || (msg.size != 4 && msg.size != 8) || msg.off % msg.size ||
+        msg.off + msg.size > __atomic_load_n(&u->self_size[msg.row], __ATOMIC_ACQUIRE)) {
+        SHOAL_ERROR("dropped a UCX synchronization add to row %u offset %llu (%u bytes): not in "
+                    "this PE's registered host memory",
+                    msg.row, (unsigned long long)msg.off, msg.size);
+        return UCS_OK;
+    }
+    void *word = (char *)(uintptr_t)u->self_base[msg.row] + msg.off;
+    if (msg.size == 8)
+        __atomic_fetch_add((uint64_t *)word, msg.value, __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_add((uint32_t *)word, (uint32_t)msg.value, __ATOMIC_SEQ_CST);
+    return UCS_OK;
+}
+
 static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
                               size_t size, const void *operand, const void *compare, void *fetch_p)
 {
@@ -315,7 +388,7 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
         ucx_issued(u);
         return status;
     case SHOAL_AMO_SYNC_ADD: /* not counted: its target polls for it */
-        return ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_ADD, size, value);
+        return ucx_sync_add_send(u, pe, dest, size, value);
     case SHOAL_AMO_ADD:
     case SHOAL_AMO_AND:
     case SHOAL_AMO_OR:
@@ -700,6 +773,11 @@ static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void
         status = SHOAL_ERR_INVALID; /* still take part, so the others do not hang */
     } else {
         status = ucx_reg_pack(u, row, base, size, kind, &blob, &len);
+        /* Before the others can learn the key (and reach this row). */
+        if (status == SHOAL_OK && base != NULL && kind == SHOAL_MEM_HOST) {
+            u->self_base[row] = (uint64_t)(uintptr_t)base;
+            __atomic_store_n(&u->self_size[row], (uint64_t)size, __ATOMIC_RELEASE);
+        }
     }
     snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
     /* A PE that failed takes part with nothing, so the others do not hang here. */
@@ -755,7 +833,8 @@ static shoal_status_t ucx_open(ucx_t *u)
         ucp_config_modify(config, "USE_MT_MUTEX", "y");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_WAKEUP,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 1,
     };
     st = ucp_init(&params, config, &u->context);
@@ -772,6 +851,19 @@ static shoal_status_t ucx_open(ucx_t *u)
     st = ucp_worker_create(u->context, &wparams, &u->worker);
     if (st != UCS_OK) {
         SHOAL_ERROR("ucp_worker_create failed: %s", ucs_status_string(st));
+        return SHOAL_ERR_SYSTEM;
+    }
+    /* Before the worker's address is published: no peer can send first. */
+    ucp_am_handler_param_t am = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = UCX_AM_SYNC_ADD,
+        .cb = ucx_sync_add_recv,
+        .arg = u,
+    };
+    st = ucp_worker_set_am_recv_handler(u->worker, &am);
+    if (st != UCS_OK) {
+        SHOAL_ERROR("ucp_worker_set_am_recv_handler failed: %s", ucs_status_string(st));
         return SHOAL_ERR_SYSTEM;
     }
     st = ucp_worker_get_efd(u->worker, &u->efd);
