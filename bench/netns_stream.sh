@@ -8,7 +8,12 @@
 # (put_signal_nbi is two messages; the issue's goal compares it with one
 # ucp_put_bw message: within 2.5x).
 #
-# usage: bench/netns_stream.sh [-k K] [-n N] [--build DIR] [--out FILE]
+# Both sides run pinned, each end on a CPU of its own (taskset: host 0's
+# process on CPU 0, host 1's on CPU 1), as bench/netns_compare.sh does:
+# unpinned, the two "hosts" can share one CPU for tens of ms; --no-pin
+# turns this off.
+#
+# usage: bench/netns_stream.sh [-k K] [-n N] [--build DIR] [--out FILE] [--no-pin]
 #   needs root (network namespaces) and ucx-utils (installed when missing)
 set -euo pipefail
 
@@ -18,13 +23,15 @@ BUILD=$repo/build
 K=3
 N=20000
 OUT=""
+PIN=1
 while [ $# -gt 0 ]; do
     case "$1" in
     -k) K=$2; shift 2 ;;
     -n) N=$2; shift 2 ;;
     --build) BUILD=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --no-pin) PIN=0; shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "netns_stream.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -37,16 +44,24 @@ NAME=shoalbs$$
 work=$(mktemp -d)
 trap '"$NETNS_JOB" --down "$NAME"; rm -rf "$work"' EXIT
 "$NETNS_JOB" --up "$NAME" 2 >/dev/null
+# on CPU: the command prefix that pins host H's process (nothing with --no-pin)
+on_cpu() { [ "$PIN" = 1 ] && echo "taskset -c $(($1 % $(nproc)))"; true; }
+printf '#!/bin/sh\nexec taskset -c $((${SHOAL_RANK:-0} %% $(nproc))) "$@"\n' >"$work/pin.sh"
+chmod +x "$work/pin.sh"
+SHOAL_WRAP=()
+[ "$PIN" = 1 ] && SHOAL_WRAP=("$work/pin.sh")
 
 # One ucx_perftest measurement: usec per message (the "typical" latency
 # column of its final line is per-iteration overhead in µs).
 perftest() {
     local test=$1 port=$((20000 + RANDOM % 20000))
-    ip netns exec "$NAME-h1" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 \
+    # shellcheck disable=SC2046  # on_cpu prints a command prefix or nothing
+    ip netns exec "$NAME-h1" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 $(on_cpu 1) \
         ucx_perftest -p "$port" >/dev/null 2>&1 &
     local srv=$!
     sleep 0.5
-    ip netns exec "$NAME-h0" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 \
+    # shellcheck disable=SC2046
+    ip netns exec "$NAME-h0" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 $(on_cpu 0) \
         ucx_perftest 10.77.0.2 -p "$port" -t "$test" -s 8 -n "$N" >"$work/pt.out" 2>&1 || true
     wait "$srv" 2>/dev/null || true
     # Final line: "Final: <iters> <typical> <avg> <overall> ..." (latency usec).
@@ -57,7 +72,7 @@ declare -A vals
 for ((k = 0; k < K; k++)); do
     vals[ucp_put_bw]+="$(perftest ucp_put_bw) "
     vals[ucp_add]+="$(perftest ucp_add) "
-    "$NETNS_JOB" --timeout 200 2 1 "$PROG" -n "$N" -r 3 >"$work/shoal.out" 2>&1 ||
+    "$NETNS_JOB" --timeout 200 2 1 "${SHOAL_WRAP[@]}" "$PROG" -n "$N" -r 3 >"$work/shoal.out" 2>&1 ||
         { cat "$work/shoal.out" >&2; exit 1; }
     for op in put_nbi put_signal_nbi atomic_add; do
         vals[$op]+="$(sed -n "s/.*bench=stream_nbi op=$op .*usec=\([0-9.]*\).*/\1/p" \
@@ -80,6 +95,6 @@ report() {
         'BEGIN { printf "| put_signal_nbi 8 B (2 messages) | %.2f | %.2f (ucp_put_bw) | %.2f |\n", a, b, a / b }'
     echo
     echo "K=$K rounds of N=$N messages, medians; load: $(cut -d' ' -f1-3 /proc/loadavg);" \
-        "command: bench/netns_stream.sh -k $K -n $N"
+        "pinned: $([ "$PIN" = 1 ] && echo yes || echo no); command: bench/netns_stream.sh -k $K -n $N$([ "$PIN" = 1 ] || echo " --no-pin")"
 }
 if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi
