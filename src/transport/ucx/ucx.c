@@ -538,15 +538,23 @@ static shoal_status_t ucx_fence(shoal_transport_t *tr)
 
 /* ---- the progress thread ------------------------------------------------------ */
 
+/* Takes the wake-ups posted so far (the eventfd is non-blocking: none, none
+ * taken). */
+static void ucx_drain_wake(ucx_t *u)
+{
+    uint64_t count;
+    if (read(u->wake_fd, &count, sizeof(count)) < 0)
+        return; /* EAGAIN: nothing was posted */
+}
+
 /* Sleeps `ns`, or less when woken through wake_fd. */
 static void ucx_stand_back(ucx_t *u, uint64_t ns)
 {
     struct pollfd pfd = {.fd = u->wake_fd, .events = POLLIN};
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
                           .tv_nsec = (long)(ns % 1000000000u)};
-    uint64_t count;
-    if (ppoll(&pfd, 1, &ts, NULL) > 0 && read(u->wake_fd, &count, sizeof(count)) < 0)
-        return; /* nothing to drain */
+    if (ppoll(&pfd, 1, &ts, NULL) > 0)
+        ucx_drain_wake(u);
 }
 
 /* Wakes the progress thread from its stand-back or its poll. */
@@ -602,9 +610,8 @@ static void *ucx_progress_main(void *arg)
             SHOAL_ERROR("poll on the UCX worker's event fd failed: %m");
             break;
         }
-        uint64_t count;
-        if ((pfd[1].revents & POLLIN) && read(u->wake_fd, &count, sizeof(count)) < 0)
-            continue;
+        if (pfd[1].revents & POLLIN)
+            ucx_drain_wake(u);
     }
     return NULL;
 }
