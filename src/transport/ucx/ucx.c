@@ -19,7 +19,9 @@
  * Blocking calls complete locally before they return (a put's source may be
  * reused, a get's or fetching atomic's result is there); non-blocking puts
  * and gets, non-fetching atomics and signals are only started (no reply is
- * waited for), and quiet (a worker flush) completes them. Endpoints use
+ * waited for), and quiet completes them: a worker flush for puts, atomics
+ * and signals, the gets' own requests for gets (their replies are their
+ * completion, so a quiet after gets alone costs no extra round trip). Endpoints use
  * peer error handling: a peer that dies fails what was in flight to it, and
  * the next quiet or fence reports it rather than returning as if complete.
  *
@@ -73,6 +75,12 @@ typedef struct {
     uint32_t row;
 } ucx_reg_info_t;
 
+/* A non-blocking get in flight. */
+typedef struct {
+    ucs_status_ptr_t req;
+    int pe;
+} ucx_get_req_t;
+
 typedef struct ucx {
     shoal_transport_t tr;
     shoal_bootstrap_t *bs;
@@ -93,6 +101,13 @@ typedef struct ucx {
     uint64_t issued;   /* operations issued that complete only by a flush */
     uint64_t flushed;  /* the first `flushed` of them are known complete */
     uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
+    /* Non-blocking gets in flight (ucx_gets_*): their own requests say when
+     * their data is here, so quiet waits for them rather than flushing. */
+    pthread_mutex_t gets_lock;
+    ucx_get_req_t *gets; /* [ngets] of [gets_cap], under gets_lock */
+    size_t ngets, gets_cap;
+    uint64_t gets_started; /* written under gets_lock, read atomically */
+    uint64_t gets_done;    /* atomic: taken out of `gets` and completed (or failed) */
     /* This PE's own copy of each registered host-memory row, where the
      * synchronization adds of other PEs land (ucx_sync_add_recv). */
     uint64_t self_base[SHOAL_ROUTE_ROWS];
@@ -223,6 +238,66 @@ static shoal_status_t ucx_started(ucx_t *u, ucs_status_ptr_t req, const char *wh
     return SHOAL_OK;
 }
 
+/* A non-blocking get was started: its request is kept for quiet, which
+ * waits for it. A get is complete when its reply has arrived, and the
+ * request says so; a flush would cost one more round trip per endpoint.
+ * Where the request cannot be kept, the get counts for the next flush. */
+static shoal_status_t ucx_gets_add(ucx_t *u, ucs_status_ptr_t req, int pe)
+{
+    ucx_app_active(u);
+    if (req == NULL)
+        return SHOAL_OK; /* complete already */
+    if (UCS_PTR_IS_ERR(req))
+        return ucx_wait(u, req, "get", pe);
+    pthread_mutex_lock(&u->gets_lock);
+    if (u->ngets == u->gets_cap) {
+        size_t cap = u->gets_cap ? 2 * u->gets_cap : 64;
+        ucx_get_req_t *g = realloc(u->gets, cap * sizeof(*g));
+        if (g == NULL) {
+            pthread_mutex_unlock(&u->gets_lock);
+            ucx_issued(u);
+            ucp_request_free(req);
+            return SHOAL_OK;
+        }
+        u->gets = g;
+        u->gets_cap = cap;
+    }
+    u->gets[u->ngets++] = (ucx_get_req_t){.req = req, .pe = pe};
+    __atomic_store_n(&u->gets_started, u->gets_started + 1, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&u->gets_lock);
+    return SHOAL_OK;
+}
+
+/* Completes every non-blocking get started before the call, by any thread:
+ * takes the list and waits for its requests, then (another thread may have
+ * taken part of them) until everything started before is done. */
+static shoal_status_t ucx_gets_complete(ucx_t *u)
+{
+    if (__atomic_load_n(&u->gets_started, __ATOMIC_ACQUIRE) ==
+        __atomic_load_n(&u->gets_done, __ATOMIC_ACQUIRE))
+        return SHOAL_OK; /* none in flight (the usual case: no lock) */
+    pthread_mutex_lock(&u->gets_lock);
+    uint64_t snap = u->gets_started;
+    ucx_get_req_t *mine = u->gets;
+    size_t n = u->ngets;
+    u->gets = NULL;
+    u->ngets = u->gets_cap = 0;
+    pthread_mutex_unlock(&u->gets_lock);
+    shoal_status_t status = SHOAL_OK;
+    for (size_t i = 0; i < n; i++) {
+        shoal_status_t st = ucx_wait(u, mine[i].req, "get", mine[i].pe);
+        if (status == SHOAL_OK)
+            status = st;
+    }
+    free(mine);
+    if (n > 0)
+        __atomic_add_fetch(&u->gets_done, n, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&u->gets_done, __ATOMIC_ACQUIRE) < snap)
+        if (ucx_app_progress(u) == 0)
+            sched_yield();
+    return status;
+}
+
 /* After a flush: an endpoint that failed meanwhile means some operation did
  * not complete, whatever the flush said. */
 static shoal_status_t ucx_check_failed(ucx_t *u, shoal_status_t status)
@@ -267,7 +342,9 @@ static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remot
     ucs_status_ptr_t req = is_put ? ucp_put_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param)
                                   : ucp_get_nbx(u->peers[pe].ep, local, len, raddr, rkey, &param);
     const char *what = is_put ? "put" : "get";
-    if (is_put || nbi)
+    if (!is_put && nbi)
+        return ucx_gets_add(u, req, pe);
+    if (is_put)
         ucx_issued(u);
     return nbi ? ucx_started(u, req, what, pe) : ucx_wait(u, req, what, pe);
 }
@@ -464,14 +541,15 @@ static shoal_status_t ucx_quiet(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
     uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    shoal_status_t status =
-        ucx_check_failed(u, ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1));
-    if (status == SHOAL_OK)
-        ucx_flushed(u, snap);
-    return status;
+    shoal_status_t status = SHOAL_OK;
+    if (!ucx_all_flushed(u, &snap)) {
+        ucp_request_param_t param = {.op_attr_mask = 0};
+        status = ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1);
+        if (status == SHOAL_OK)
+            ucx_flushed(u, snap);
+    }
+    shoal_status_t gets = ucx_gets_complete(u); /* at once after a flush */
+    return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }
 
 /* Flushes the endpoints to `pes`: all started first, then waited for. */
@@ -480,11 +558,12 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
     ucx_t *u = tr->priv;
     shoal_status_t status = SHOAL_OK;
     uint64_t snap;
-    if (ucx_all_flushed(u, &snap))
-        return ucx_check_failed(u, SHOAL_OK);
     ucs_status_ptr_t reqs[64];
     int req_pe[64];
     size_t n = 0;
+    /* Nothing to flush: only the gets (all of them: completing more is allowed). */
+    if (ucx_all_flushed(u, &snap))
+        npes = 0;
     for (size_t i = 0; i <= npes; i++) {
         if (i < npes && pes[i] >= 0 && pes[i] < u->npes && u->peers[pes[i]].ep != NULL) {
             ucp_request_param_t param = {.op_attr_mask = 0};
@@ -500,7 +579,8 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
             n = 0;
         }
     }
-    return ucx_check_failed(u, status);
+    shoal_status_t gets = ucx_gets_complete(u);
+    return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }
 
 static unsigned ucx_progress(shoal_transport_t *tr)
@@ -665,6 +745,10 @@ static void ucx_close_endpoints(ucx_t *u)
 static void ucx_release(ucx_t *u)
 {
     ucx_progress_stop(u);
+    for (size_t i = 0; i < u->ngets; i++) /* only after a failure: finalize's quiet drains them */
+        ucp_request_free(u->gets[i].req);
+    free(u->gets);
+    pthread_mutex_destroy(&u->gets_lock);
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);
@@ -977,6 +1061,7 @@ shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *b
         free(u);
         return SHOAL_ERR_SYSTEM;
     }
+    pthread_mutex_init(&u->gets_lock, NULL);
     u->generation = generation;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
     if (u->peers == NULL) {
