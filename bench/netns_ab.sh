@@ -32,12 +32,9 @@ done
 hosts=${shape%x*} pph=${shape#*x}
 name_a=${names%,*} name_b=${names#*,}
 raw=$(mktemp)
-pin_sh=$(mktemp)
-trap 'rm -f "$raw" "$pin_sh"' EXIT
-printf '#!/bin/sh\nexec taskset -c $((${SHOAL_RANK:-0} %% $(nproc))) "$@"\n' >"$pin_sh"
-chmod +x "$pin_sh"
+trap 'rm -f "$raw"' EXIT
 wrap=()
-[ "$pin" = 1 ] && wrap=("$pin_sh")
+[ "$pin" = 1 ] && wrap=("$repo/bench/pin_rank.sh")
 for round in $(seq 1 "$k"); do
     for prog in "$@"; do
         for side in a b; do

@@ -153,17 +153,11 @@ args_of() {
     esac
 }
 
-# A PE pinned to CPU (its rank) % ncpu, the rank from either implementation.
-cat >"$WORK/pin.sh" <<'EOF'
-#!/bin/sh
-r=${OMPI_COMM_WORLD_RANK:-${SHOAL_RANK:-0}}
-exec taskset -c $((r % $(nproc))) "$@"
-EOF
-chmod +x "$WORK/pin.sh"
+# Each PE pinned to CPU (its rank) % ncpu by bench/pin_rank.sh, the rank from either implementation.
 SHOAL_WRAP=()
 OSH_WRAP=()
-[ "$PIN" = both ] && SHOAL_WRAP=("$WORK/pin.sh")
-[ "$PIN" != none ] && OSH_WRAP=("$WORK/pin.sh")
+[ "$PIN" = both ] && SHOAL_WRAP=("$here/pin_rank.sh")
+[ "$PIN" != none ] && OSH_WRAP=("$here/pin_rank.sh")
 
 # ---- the OSHMEM cluster ------------------------------------------------------
 "$NETNS_JOB" --up "$NAME" 2 >/dev/null
@@ -195,9 +189,9 @@ LOADS=()
         [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || echo ' + uncommitted changes in src/ or include/'))"
     echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/ucp_probe.sh ucp_probe --netns $NAME -n 10000"
     echo "build: SHOALCC ${CFLAGS[*]} -o shoal/PROG SRC; $OSHCC ${CFLAGS[*]} -o oshmem/PROG SRC (SRC: examples/rdma_demo.c, bench/PROG.c)"
-    echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+pin.sh }shoal/PROG ARGS"
-    echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+pin.sh }oshmem/PROG ARGS"
-    echo "hostfile: 10.77.0.1 slots=1, 10.77.0.2 slots=1; pin.sh: taskset -c (rank % nproc)"
+    echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+bench/pin_rank.sh }shoal/PROG ARGS"
+    echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+bench/pin_rank.sh }oshmem/PROG ARGS"
+    echo "hostfile: 10.77.0.1 slots=1, 10.77.0.2 slots=1; bench/pin_rank.sh: taskset -c (rank % nproc)"
     for p in "${PROGS[@]}"; do echo "ARGS ($p): $(args_of "$p")"; done
 } | sed "s|$WORK/||g; s|$repo/||g" >"$WORK/commands.txt"
 

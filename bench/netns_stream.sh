@@ -44,24 +44,24 @@ NAME=shoalbs$$
 work=$(mktemp -d)
 trap '"$NETNS_JOB" --down "$NAME"; rm -rf "$work"' EXIT
 "$NETNS_JOB" --up "$NAME" 2 >/dev/null
-# on CPU: the command prefix that pins host H's process (nothing with --no-pin)
-on_cpu() { [ "$PIN" = 1 ] && echo "taskset -c $(($1 % $(nproc)))"; true; }
-printf '#!/bin/sh\nexec taskset -c $((${SHOAL_RANK:-0} %% $(nproc))) "$@"\n' >"$work/pin.sh"
-chmod +x "$work/pin.sh"
-SHOAL_WRAP=()
-[ "$PIN" = 1 ] && SHOAL_WRAP=("$work/pin.sh")
+# Pinning (bench/pin_rank.sh): Shoal's PEs by rank, ucx_perftest's server
+# as rank 1 and its client as rank 0 (nothing with --no-pin).
+SHOAL_WRAP=() ON_H0=() ON_H1=()
+if [ "$PIN" = 1 ]; then
+    SHOAL_WRAP=("$here/pin_rank.sh")
+    ON_H0=(SHOAL_RANK=0 "$here/pin_rank.sh")
+    ON_H1=(SHOAL_RANK=1 "$here/pin_rank.sh")
+fi
 
 # One ucx_perftest measurement: usec per message (the "typical" latency
 # column of its final line is per-iteration overhead in µs).
 perftest() {
     local test=$1 port=$((20000 + RANDOM % 20000))
-    # shellcheck disable=SC2046  # on_cpu prints a command prefix or nothing
-    ip netns exec "$NAME-h1" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 $(on_cpu 1) \
+    ip netns exec "$NAME-h1" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 "${ON_H1[@]}" \
         ucx_perftest -p "$port" >/dev/null 2>&1 &
     local srv=$!
     sleep 0.5
-    # shellcheck disable=SC2046
-    ip netns exec "$NAME-h0" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 $(on_cpu 0) \
+    ip netns exec "$NAME-h0" env UCX_TLS=tcp UCX_NET_DEVICES=shoal0 "${ON_H0[@]}" \
         ucx_perftest 10.77.0.2 -p "$port" -t "$test" -s 8 -n "$N" >"$work/pt.out" 2>&1 || true
     wait "$srv" 2>/dev/null || true
     # Final line: "Final: <iters> <typical> <avg> <overall> ..." (latency usec).

@@ -197,9 +197,18 @@ static unsigned ucx_app_progress(ucx_t *u)
 
 /* ---- completion ------------------------------------------------------------- */
 
-/* Waits for `req` by progressing the worker from the calling thread; on a
- * crowded host it yields, so the target PE gets a CPU. `pe` < 0: a
- * worker-wide operation. */
+/* One step of a wait for this PE's own operations: progress the worker
+ * from the calling thread; after 64 steps that found nothing, yield at each,
+ * so on a crowded host the target PE gets a CPU. */
+static void ucx_wait_step(ucx_t *u, unsigned *idle)
+{
+    if (ucx_app_progress(u) != 0)
+        *idle = 0;
+    else if (++*idle > 64)
+        sched_yield(); /* the target may need this CPU */
+}
+
+/* Waits for `req` (ucx_wait_step). `pe` < 0: a worker-wide operation. */
 static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
 {
     ucs_status_t st;
@@ -209,12 +218,8 @@ static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what,
         st = UCS_PTR_STATUS(req);
     } else {
         unsigned idle = 0;
-        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-            if (ucx_app_progress(u) != 0)
-                idle = 0;
-            else if (++idle > 64)
-                sched_yield(); /* the target may need this CPU */
-        }
+        while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+            ucx_wait_step(u, &idle);
         ucp_request_free(req);
     }
     if (st == UCS_OK)
@@ -292,9 +297,9 @@ static shoal_status_t ucx_gets_complete(ucx_t *u)
     free(mine);
     if (n > 0)
         __atomic_add_fetch(&u->gets_done, n, __ATOMIC_RELEASE);
+    unsigned idle = 0;
     while (__atomic_load_n(&u->gets_done, __ATOMIC_ACQUIRE) < snap)
-        if (ucx_app_progress(u) == 0)
-            sched_yield();
+        ucx_wait_step(u, &idle);
     return status;
 }
 
