@@ -10,21 +10,19 @@
 #   core       util, mem, bootstrap, transport, device   (never coll, api)
 #   coll       the above and core          (never api)
 #   api        everything below
-# Prints every violation (file:line and the include) and exits 1 if any.
+# The order is tests/abi/layers.order. Prints every violation (file:line and
+# the include) and exits 1 if any.
 set -eu
 src=${1:?usage: check_layers.sh SRC_DIR}
+order=$(grep -v '^#' "$(dirname "$0")/layers.order")
+# The layers a file of layer $1 may include: its own and those below.
 allowed() {
-    case $1 in
-    util) echo "util" ;;
-    mem) echo "util mem" ;;
-    bootstrap) echo "util mem bootstrap" ;;
-    transport) echo "util mem bootstrap transport" ;;
-    device) echo "util mem bootstrap transport device" ;;
-    core) echo "util mem bootstrap transport device core" ;;
-    coll) echo "util mem bootstrap transport device core coll" ;;
-    api) echo "util mem bootstrap transport device core coll api" ;;
-    *) echo "" ;;
-    esac
+    out=""
+    for l in $order; do
+        out="$out $l"
+        [ "$l" = "$1" ] && { echo "$out"; return; }
+    done
+    echo ""
 }
 bad=0
 checked=0
