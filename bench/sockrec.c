@@ -3,11 +3,12 @@
  * looking at where a network round trip spends its time (see bench/README.md,
  * "Looking inside a round trip").
  *
- * Records every sendto/send/sendmsg/recvfrom/recv that moved bytes, and
- * every ppoll/poll, with CLOCK_MONOTONIC stamps at entry and return, the
+ * Records every sendto/send/sendmsg/writev/recvfrom/recv/recvmsg/readv
+ * that moved bytes, and every ppoll/poll, with CLOCK_MONOTONIC stamps at entry and return, the
  * result and the thread id; at exit writes SOCKREC_OUT.<pid>, one line per
  * call: "t_enter_ns t_return_ns KIND result tid" (KIND: S send, W sendmsg,
- * R receive, P ppoll, Q poll). The namespaces of one machine share the
+ * V writev, R receive, M recvmsg, v readv, P ppoll, Q poll; Open MPI's TCP
+ * BTL moves its messages with writev/readv). The namespaces of one machine share the
  * clock, so two PEs' files can be merged by time.
  *
  *   cc -O2 -shared -fPIC -o sockrec.so bench/sockrec.c -ldl
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -100,6 +102,9 @@ SOCKREC_WRAP(ssize_t, recvfrom, 'R',
              (int fd, void *buf, size_t len, int flags, struct sockaddr *addr, socklen_t *addrlen),
              (fd, buf, len, flags, addr, addrlen))
 SOCKREC_WRAP(ssize_t, recv, 'R', (int fd, void *buf, size_t len, int flags), (fd, buf, len, flags))
+SOCKREC_WRAP(ssize_t, writev, 'V', (int fd, const struct iovec *iov, int n), (fd, iov, n))
+SOCKREC_WRAP(ssize_t, readv, 'v', (int fd, const struct iovec *iov, int n), (fd, iov, n))
+SOCKREC_WRAP(ssize_t, recvmsg, 'M', (int fd, struct msghdr *msg, int flags), (fd, msg, flags))
 SOCKREC_WRAP(int, ppoll, 'P',
              (struct pollfd * fds, nfds_t nfds, const struct timespec *timeout,
               const sigset_t *sigmask),

@@ -104,11 +104,14 @@ shift
 
 TMP=$(mktemp -d)
 PIDS=()
+TIMER="" GRACE=""
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
-    for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-    wait 2>/dev/null
-    ns_down "$NAME"
+    { # (bash's notices of what it killed, printed when it next looks: not news)
+        for p in "${PIDS[@]}" $TIMER $GRACE; do kill -KILL "$p"; done
+        wait
+        ns_down "$NAME"
+    } 2>/dev/null
     rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -130,7 +133,7 @@ TEST_HOSTS=$HOSTS
 [ "$PLACE" = block ] && TEST_HOSTS=""
 # The store is served by rank 0, on its host's veth address.
 STORE=10.77.0.$(($(host_of 0) + 1)):8666
-START=$(date +%s)
+START=$SECONDS
 for ((r = 0; r < NPES; r++)); do
     h=$(host_of "$r")
     ip netns exec "$NAME-h$h" env SHOAL_RANK=$r SHOAL_NPES=$NPES SHOAL_STORE=$STORE \
@@ -147,39 +150,60 @@ fi
 # Wait for every PE; the first failure decides the status. After a failure
 # the others get 20 s to end by themselves (the library's own job teardown
 # is under test), then they are killed and the job is reported hung.
+# `wait -n` blocks until a PE or a timer ends: the script forks nothing
+# while the job runs (a poll every 0.1 s running date and sleep took ~1 ms
+# of a pinned PE's CPU each time, 3% of a benchmark's time).
 status=0
 left=$NPES
-failed_at=""
-declare -A done_pid=()
-while [ "$left" -gt 0 ]; do
-    now=$(date +%s)
-    if [ $((now - START)) -ge "$TIMEOUT" ]; then
-        echo "netns_job: timeout after ${TIMEOUT} s; PEs still running:"
-        for ((r = 0; r < NPES; r++)); do
-            [ -z "${done_pid[$r]:-}" ] && echo "  rank $r (pid ${PIDS[$r]})"
-        done
-        exit 124
+declare -A rank_of=() done_rank=()
+for ((r = 0; r < NPES; r++)); do rank_of[${PIDS[$r]}]=$r; done
+sleep "$TIMEOUT" &
+TIMER=$!
+still_running() { # still_running SUFFIX: one line per PE that has not ended
+    for ((r = 0; r < NPES; r++)); do
+        [ -z "${done_rank[$r]:-}" ] && echo "  rank $r (pid ${PIDS[$r]})$1"
+    done
+}
+finish() { # finish RANK RC: rank RANK has ended with status RC
+    done_rank[$1]=1
+    left=$((left - 1))
+    [ "$2" -eq 0 ] && return
+    echo "netns_job: rank $1 on host $(host_of "$1") exited with status $2 after" \
+         "$((SECONDS - START)) s"
+    if [ "$status" -eq 0 ]; then
+        status=$2
+        sleep 20 &
+        GRACE=$!
     fi
-    if [ -n "$failed_at" ] && [ $((now - failed_at)) -ge 20 ]; then
+}
+while [ "$left" -gt 0 ]; do
+    alive=()
+    for ((r = 0; r < NPES; r++)); do [ -z "${done_rank[$r]:-}" ] && alive+=("${PIDS[$r]}"); done
+    who=""
+    wait -n -p who "${alive[@]}" "$TIMER" ${GRACE:+"$GRACE"} 2>/dev/null
+    rc=$?
+    ended() { [ "$who" = "$1" ] || ! kill -0 "$1" 2>/dev/null; } # (see the sweep below)
+    if ended "$TIMER"; then
+        echo "netns_job: timeout after ${TIMEOUT} s; PEs still running:"
+        still_running ""
+        exit 124
+    elif [ -n "$GRACE" ] && ended "$GRACE"; then
         echo "netns_job: a PE failed and the others did not end within 20 s:"
-        for ((r = 0; r < NPES; r++)); do
-            [ -z "${done_pid[$r]:-}" ] && echo "  rank $r (pid ${PIDS[$r]}) still running"
-        done
+        still_running " still running"
         exit 1
     fi
+    [ -n "$who" ] && [ -n "${rank_of[$who]:-}" ] && finish "${rank_of[$who]}" "$rc"
+    # A PE killed by a signal can be reaped by bash's own job notice
+    # ("Killed"), which `wait -n` then no longer reports; plain `wait PID`
+    # still has its status.
+    swept=0
     for ((r = 0; r < NPES; r++)); do
-        [ -n "${done_pid[$r]:-}" ] && continue
+        [ -n "${done_rank[$r]:-}" ] && continue
         kill -0 "${PIDS[$r]}" 2>/dev/null && continue
-        wait "${PIDS[$r]}"
-        rc=$?
-        done_pid[$r]=1
-        left=$((left - 1))
-        if [ "$rc" -ne 0 ]; then
-            echo "netns_job: rank $r on host $(host_of "$r") exited with status $rc after" \
-                 "$(($(date +%s) - START)) s"
-            if [ "$status" -eq 0 ]; then status=$rc; failed_at=$(date +%s); fi
-        fi
+        wait "${PIDS[$r]}" 2>/dev/null
+        finish "$r" $?
+        swept=1
     done
-    [ "$left" -gt 0 ] && sleep 0.1
+    [ -z "$who" ] && [ "$swept" = 0 ] && sleep 0.1 # not expected: never spin
 done
 exit "$status"
