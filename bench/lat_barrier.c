@@ -3,7 +3,12 @@
  *
  * Ops: barrier_all (shmem_barrier_all), sync_all (shmem_sync_all, 1.4),
  * barrier and sync (the deprecated active-set forms over all PEs, with a
- * pSync array), team_sync (shmem_team_sync on SHMEM_TEAM_WORLD, 1.5).  A
+ * pSync array), team_sync (shmem_team_sync on SHMEM_TEAM_WORLD, 1.5), and
+ * put_quiet_barrier_all: PE 0 puts 8 bytes to PE 1 with shmem_quiet, then
+ * every PE calls shmem_barrier_all (size=8) -- one repetition of a loop
+ * that syncs after each transfer, such as rdma_demo's put row, whose own
+ * clock covers only the put + quiet and so charges the barrier's messages
+ * to whichever part they overlap.  A
  * call the implementation's shmem.h lacks is reported as unsupported.
  * Every PE runs the same loop; PE 0's time per call is reported.  A round
  * starts with every PE released from the same barrier, so PE 0's clock
@@ -25,6 +30,23 @@ static void barrier_loop(void *arg, long n)
 {
     for (long i = 0; i < n; i++)
         shmem_barrier_all();
+}
+
+#define PUT_VALUE 0x5eed5eedL
+static long *put_dst; /* symmetric; PE 1's copy receives PE 0's puts */
+
+static void put_barrier_loop(void *arg, long n)
+{
+    static const long value = PUT_VALUE;
+    int driver = bench_me() == 0 && bench_npes() > 1;
+
+    for (long i = 0; i < n; i++) {
+        if (driver) {
+            shmem_putmem(put_dst, &value, sizeof(value), 1);
+            shmem_quiet();
+        }
+        shmem_barrier_all();
+    }
 }
 
 #if HAVE_SYNC_ALL
@@ -99,8 +121,19 @@ int main(int argc, char **argv)
     bench_report_unsupported("lat_barrier", "team_sync", NULL, 0);
 #endif
 
-    long *slot = bench_malloc(sizeof(long));
     int me = bench_me(), npes = bench_npes();
+    put_dst = bench_malloc(sizeof(long));
+    *put_dst = 0;
+    shmem_barrier_all();
+    bench_report("lat_barrier", "put_quiet_barrier_all", sizeof(long),
+                 bench_measure(&o, put_barrier_loop, NULL, 1));
+    if (me == 1)
+        BENCH_CHECK("lat_barrier", "put_quiet_barrier_all", sizeof(long),
+                    *(volatile long *)put_dst == PUT_VALUE, "PE 1 holds 0x%lx, expected 0x%lx",
+                    *(volatile long *)put_dst, PUT_VALUE);
+    shmem_free(put_dst);
+
+    long *slot = bench_malloc(sizeof(long));
 
     *slot = -1;
     shmem_barrier_all();
