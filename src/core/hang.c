@@ -38,6 +38,7 @@
 #include "core/state.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 /* This thread's record, the library generation it was taken in, and the
  * record of its wait in progress (NULL: none, or no record). Initial-exec
@@ -347,6 +348,7 @@ static void on_timeout(int pe)
 static void *watchdog_main(void *arg)
 {
     (void)arg;
+    shoal_thread_name("shoal-hang");
     const unsigned s = shoal_env.hang_timeout;
     const int leader = shoal.node[SHOAL_MY_PE] == SHOAL_MY_PE;
     /* Check about four times per timeout, at most once a second. */

@@ -14,6 +14,7 @@
 #include "device/view.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define VIEW_MSG 640
 #define MONITOR_POLL_MS 10
@@ -83,6 +84,7 @@ static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
 static void *monitor_main(void *arg)
 {
     (void)arg;
+    shoal_thread_name("shoal-devview");
     const struct timespec poll = {0, MONITOR_POLL_MS * 1000000L};
     while (!__atomic_load_n(&view.stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&view.mailbox->report.state, __ATOMIC_ACQUIRE) == 2) {

@@ -6,9 +6,18 @@
  * PE 0 is the target; PE 1 (on another host under as_host.sh) reads PE 0's
  * data with a get and adds to its counter with fetch-add, then releases it.
  * Run with 2+ PEs; PEs 0 and 1 must not share memory (the test checks).
+ *
+ * Then the other way round, the thread must stay out of the way: PE 0
+ * computes long enough for its progress thread to fall asleep on the
+ * worker's events, then issues fetch-adds to PE 1 and waits for each reply
+ * itself. The thread must stand back rather than be woken by every reply
+ * (each wake-up preempts the PE: 8-byte fetch-add 25 us instead of 8
+ * across two namespaces); its context switches are counted.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <shmem.h>
@@ -19,6 +28,10 @@ static long data[64];
 static long counter = 1000;
 static long release_wait;
 static volatile long release_compute;
+static long remote_adds;
+static long release_adds;
+
+#define ADDS 500
 
 static double now(void)
 {
@@ -37,6 +50,46 @@ static void visit(long expect_counter)
     long old = shmem_long_atomic_fetch_add(&counter, 5, 0);
     CHECK(old == expect_counter, "fetch-add on PE 0 returned %ld, expected %ld", old,
           expect_counter);
+}
+
+/* The voluntary context switches of this process's UCX progress thread
+ * (named "shoal-ucx"), or -1 when it has none. */
+static long progress_thread_switches(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    long found = -1;
+    struct dirent *e;
+    while (d != NULL && found < 0 && (e = readdir(d)) != NULL) {
+        char path[300], line[128];
+        snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+        FILE *f = fopen(path, "r");
+        int match = f != NULL && fgets(line, sizeof(line), f) != NULL &&
+                    strcmp(line, "shoal-ucx\n") == 0;
+        if (f != NULL)
+            fclose(f);
+        if (!match)
+            continue;
+        snprintf(path, sizeof(path), "/proc/self/task/%s/status", e->d_name);
+        f = fopen(path, "r");
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+            if (sscanf(line, "voluntary_ctxt_switches: %ld", &found) == 1)
+                break;
+        if (f != NULL)
+            fclose(f);
+    }
+    if (d != NULL)
+        closedir(d);
+    return found;
+}
+
+/* Spins without calling the library for `seconds`. */
+static double compute(double seconds)
+{
+    double start = now(), x = 1.0;
+    while (now() - start < seconds)
+        for (int i = 0; i < 10000; i++)
+            x = x * 1.0000001 + 1e-9;
+    return x;
 }
 
 int main(void)
@@ -77,6 +130,33 @@ int main(void)
         long one = 1;
         shmem_long_put((long *)&release_compute, &one, 1, 0);
         shmem_quiet();
+    }
+    shmem_barrier_all();
+
+    /* Phase 3: PE 0 computes (its progress thread goes to sleep on the
+     * worker's events), then waits for replies of its own. */
+    if (me == 0) {
+        CHECK(compute(0.05) > 0, "arithmetic");
+        long before = progress_thread_switches();
+        CHECK(before >= 0, "no thread named shoal-ucx in PE 0 (the UCX progress thread)");
+        double start = now();
+        for (long i = 0; i < ADDS; i++) {
+            long old = shmem_long_atomic_fetch_add(&remote_adds, 1, 1);
+            CHECK(old == i, "fetch-add %ld on PE 1 returned %ld", i, old);
+        }
+        long woken = progress_thread_switches() - before;
+        /* Standing back, it looks after 0.5, 1, 2, 4, 8 ms, then every
+         * 10 ms: a few looks, plus twice the 10 ms periods for a slow host.
+         * Woken by the replies: 60-140 times in 4-5 ms (measured). */
+        long allowed = 10 + (long)((now() - start) * 200);
+        CHECK(woken <= allowed,
+              "PE 0's UCX progress thread was woken %ld times (at most %ld expected) during %d "
+              "fetch-adds that PE 0 waited for itself: it should stand back",
+              woken, allowed, ADDS);
+        shmem_long_atomic_set(&release_adds, 1, 1);
+    } else if (me == 1) {
+        shmem_long_wait_until(&release_adds, SHMEM_CMP_EQ, 1);
+        CHECK(remote_adds == ADDS, "PE 1's counter is %ld after %d fetch-adds", remote_adds, ADDS);
     }
     shmem_barrier_all();
     if (me == 0)

@@ -34,6 +34,7 @@
 #include "bootstrap/store/host.h"
 #include "bootstrap/store/join.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define FLUSH_TIMEOUT_MS 10000
 #define ABORT_WAIT_MS 3000
@@ -199,6 +200,7 @@ static void pump(client_t *c)
 static void *client_main(void *arg)
 {
     client_t *c = arg;
+    shoal_thread_name("shoal-store");
     sigset_t pipe_set;
     shoal_status_t status;
 

@@ -28,6 +28,7 @@
 #include "bootstrap/store/host.h"
 #include "bootstrap/store/logic.h"
 #include "util/log.h"
+#include "util/thread.h"
 
 #define GREET_TIMEOUT_MS 10000
 #define LINGER_MS 2000
@@ -330,6 +331,7 @@ static void sweep(host_t *h, uint64_t now)
 static void *host_main(void *arg)
 {
     host_t *h = arg;
+    shoal_thread_name("shoal-storehost");
     struct pollfd *fds = NULL;
     shoal_store_peer_t **who = NULL;
     size_t cap = 0;
