@@ -63,8 +63,8 @@ static long progress_thread_switches(void)
         char path[300], line[128];
         snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
         FILE *f = fopen(path, "r");
-        int match = f != NULL && fgets(line, sizeof(line), f) != NULL &&
-                    strcmp(line, "shoal-ucx\n") == 0;
+        int match =
+            f != NULL && fgets(line, sizeof(line), f) != NULL && strcmp(line, "shoal-ucx\n") == 0;
         if (f != NULL)
             fclose(f);
         if (!match)
