@@ -104,11 +104,11 @@ shift
 
 TMP=$(mktemp -d)
 PIDS=()
-TIMER="" GRACE=""
+TIMER=""
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
     { # (bash's notices of what it killed, printed when it next looks: not news)
-        for p in "${PIDS[@]}" $TIMER $GRACE; do kill -KILL "$p"; done
+        for p in "${PIDS[@]}" $TIMER; do kill -KILL "$p"; done
         wait
         ns_down "$NAME"
     } 2>/dev/null
@@ -150,19 +150,35 @@ fi
 # Wait for every PE; the first failure decides the status. After a failure
 # the others get 20 s to end by themselves (the library's own job teardown
 # is under test), then they are killed and the job is reported hung.
-# `wait -n` blocks until a PE or a timer ends: the script forks nothing
-# while the job runs (a poll every 0.1 s running date and sleep took ~1 ms
-# of a pinned PE's CPU each time, 3% of a benchmark's time).
+# `wait -n` blocks until a PE or a one-second tick ends, so the script forks
+# one `sleep` a second while the job runs (a poll every 0.1 s running date
+# and sleep took ~1 ms of a pinned PE's CPU each time, 3% of a benchmark's
+# time). The tick is not only for the deadlines: `wait -n` can miss an
+# exit (bash reaps a job in the background and, once another `wait`
+# reported on its status, no longer counts it as new), and the sweep after
+# every wake-up finds those.
 status=0
 left=$NPES
+deadline=$((START + TIMEOUT)) grace_end=""
 declare -A rank_of=() done_rank=()
 for ((r = 0; r < NPES; r++)); do rank_of[${PIDS[$r]}]=$r; done
-sleep "$TIMEOUT" &
-TIMER=$!
 still_running() { # still_running SUFFIX: one line per PE that has not ended
     for ((r = 0; r < NPES; r++)); do
         [ -z "${done_rank[$r]:-}" ] && echo "  rank $r (pid ${PIDS[$r]})$1"
     done
+}
+# Asks the PEs still running for Shoal's hang report (SIGUSR1, as shoalrun
+# --timeout does; only a process that catches it: Shoal's handler is
+# installed at shmem_init) and gives them 3 s to print it.
+hang_reports() {
+    local asked=0 r caught
+    for ((r = 0; r < NPES; r++)); do
+        [ -n "${done_rank[$r]:-}" ] && continue
+        caught=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/${PIDS[$r]}/status" 2>/dev/null)
+        [ -n "$caught" ] && (((0x$caught >> 9) & 1)) || continue
+        kill -USR1 "${PIDS[$r]}" 2>/dev/null && asked=1
+    done
+    [ "$asked" = 1 ] && sleep 3
 }
 finish() { # finish RANK RC: rank RANK has ended with status RC
     done_rank[$1]=1
@@ -172,38 +188,42 @@ finish() { # finish RANK RC: rank RANK has ended with status RC
          "$((SECONDS - START)) s"
     if [ "$status" -eq 0 ]; then
         status=$2
-        sleep 20 &
-        GRACE=$!
+        grace_end=$((SECONDS + 20))
     fi
 }
+sleep 1 &
+TIMER=$!
 while [ "$left" -gt 0 ]; do
     alive=()
     for ((r = 0; r < NPES; r++)); do [ -z "${done_rank[$r]:-}" ] && alive+=("${PIDS[$r]}"); done
     who=""
-    wait -n -p who "${alive[@]}" "$TIMER" ${GRACE:+"$GRACE"} 2>/dev/null
+    wait -n -p who "${alive[@]}" "$TIMER" 2>/dev/null
     rc=$?
-    ended() { [ "$who" = "$1" ] || ! kill -0 "$1" 2>/dev/null; } # (see the sweep below)
-    if ended "$TIMER"; then
-        echo "netns_job: timeout after ${TIMEOUT} s; PEs still running:"
-        still_running ""
-        exit 124
-    elif [ -n "$GRACE" ] && ended "$GRACE"; then
-        echo "netns_job: a PE failed and the others did not end within 20 s:"
-        still_running " still running"
-        exit 1
+    if [ "$who" = "$TIMER" ] || ! kill -0 "$TIMER" 2>/dev/null; then
+        wait "$TIMER" 2>/dev/null
+        sleep 1 &
+        TIMER=$!
     fi
     [ -n "$who" ] && [ -n "${rank_of[$who]:-}" ] && finish "${rank_of[$who]}" "$rc"
-    # A PE killed by a signal can be reaped by bash's own job notice
-    # ("Killed"), which `wait -n` then no longer reports; plain `wait PID`
-    # still has its status.
-    swept=0
+    # A PE whose exit `wait -n` did not report (see above); plain
+    # `wait PID` still has its status.
     for ((r = 0; r < NPES; r++)); do
         [ -n "${done_rank[$r]:-}" ] && continue
         kill -0 "${PIDS[$r]}" 2>/dev/null && continue
         wait "${PIDS[$r]}" 2>/dev/null
         finish "$r" $?
-        swept=1
     done
-    [ -z "$who" ] && [ "$swept" = 0 ] && sleep 0.1 # not expected: never spin
+    [ "$left" -gt 0 ] || break
+    if [ "$SECONDS" -ge "$deadline" ]; then
+        echo "netns_job: timeout after ${TIMEOUT} s; PEs still running:"
+        still_running ""
+        hang_reports
+        exit 124
+    elif [ -n "$grace_end" ] && [ "$SECONDS" -ge "$grace_end" ]; then
+        echo "netns_job: a PE failed and the others did not end within 20 s:"
+        still_running " still running"
+        hang_reports
+        exit 1
+    fi
 done
 exit "$status"
