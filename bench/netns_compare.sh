@@ -34,9 +34,12 @@
 # (the old default) or none changes this.
 #
 # The floor: bench/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
-# worker flush, get, fetch-add; both sides busy-poll one single-thread
-# worker), runs between the same two namespaces once per round, and a second
-# table sets Shoal and OSHMEM against it.
+# worker flush, get, fetch-add; both sides busy-poll one worker), runs
+# between the same two namespaces twice per round: with OSHMEM's worker
+# settings (single thread, RMA and AMO64 only) and with Shoal's
+# (--shoal-like: AM, AMO32 and WAKEUP too, thread mode MULTI with a mutex,
+# which its progress thread and active messages need), and a second table
+# sets each library against its own.
 #
 # Proof that OSHMEM's traffic crossed the namespaces over UCX TCP: one extra
 # run with UCX_LOG_LEVEL=info (its `ep_cfg ... tcp/shoal0` lines) and the
@@ -187,7 +190,7 @@ LOADS=()
     echo "invocation: $INVOCATION"
     echo "shoal: $SHOALCC ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')$(
         [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || echo ' + uncommitted changes in src/ or include/'))"
-    echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/ucp_probe.sh ucp_probe --netns $NAME -n 10000"
+    echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/ucp_probe.sh ucp_probe --netns $NAME -n 10000 [--shoal-like]"
     echo "build: SHOALCC ${CFLAGS[*]} -o shoal/PROG SRC; $OSHCC ${CFLAGS[*]} -o oshmem/PROG SRC (SRC: examples/rdma_demo.c, bench/PROG.c)"
     echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+bench/pin_rank.sh }shoal/PROG ARGS"
     echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+bench/pin_rank.sh }oshmem/PROG ARGS"
@@ -236,6 +239,11 @@ for ((round = 1; round <= K; round++)); do
     "$here/ucp_probe.sh" "$WORK/ucp_probe" --netns "$NAME" -n 10000 >"$WORK/out/u.txt" 2>&1 || rc=$?
     sed "s/^/ucp $round probe| /" "$WORK/out/u.txt" >>"$RAW"
     echo "ucp $round probe| exit=$rc" >>"$RAW"
+    rc=0
+    "$here/ucp_probe.sh" "$WORK/ucp_probe" --netns "$NAME" -n 10000 --shoal-like \
+        >"$WORK/out/u.txt" 2>&1 || rc=$?
+    sed "s/^/ucpx $round probe| /" "$WORK/out/u.txt" >>"$RAW"
+    echo "ucpx $round probe| exit=$rc" >>"$RAW"
 done
 
 # ---- the table ---------------------------------------------------------------
@@ -260,7 +268,7 @@ vals = defaultdict(list)          # (side, key, size) -> [(usec, mbps)]
 order = []
 fails = []
 for line in open(sys.argv[1], errors="replace"):
-    m = re.match(r"(shoal|oshmem|ucp) (\d+) (\w+)\| (.*)", line.rstrip("\n"))
+    m = re.match(r"(shoal|oshmem|ucpx|ucp) (\d+) (\w+)\| (.*)", line.rstrip("\n"))
     if not m:
         continue
     side, rnd, prog, text = m.groups()
@@ -284,7 +292,7 @@ for line in open(sys.argv[1], errors="replace"):
         us = float(kv["usec"]); mb = float(kv["mbps"]) if "mbps" in kv else None
     else:
         continue
-    if side != "ucp" and (key, size) not in order:
+    if side not in ("ucp", "ucpx") and (key, size) not in order:
         order.append((key, size))
     vals[(side, key, size)].append((us, mb))
 
@@ -314,13 +322,20 @@ floor = [("put 8 B + quiet (probe: put + worker flush)", "rdma_demo put", 8, "uc
          ("fetch-add", "rdma_demo fetch_add", 8, "ucp_probe fetch_add")]
 if any(vals.get(("ucp", k, 0)) for _, _, _, k in floor):
     print("\nAgainst the floor, plain UCP (bench/ucp_probe.c) on the same path; "
-          "ratio = floor time / library time (1: at the floor):\n")
-    print("| op | Shoal | OSHMEM | UCP probe | Shoal vs floor | OSHMEM vs floor |")
-    print("|---|---:|---:|---:|---:|---:|")
+          "ratio = floor time / library time (1: at the floor). The probe with "
+          "OSHMEM's worker settings (single thread, RMA and AMO64 only), and with "
+          "Shoal's (--shoal-like: AM, AMO32 and WAKEUP too, thread mode MULTI with "
+          "a mutex, for its progress thread and active messages); each probe reports "
+          "a median, the libraries a mean, so 1.0 is out of reach:\n")
+    print("| op | Shoal | OSHMEM | probe, OSHMEM's settings | probe, Shoal's settings "
+          "| Shoal vs its floor | OSHMEM vs its floor |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for label, key, size, pkey in floor:
-        s, o, u = cell("shoal", key, size), cell("oshmem", key, size), cell("ucp", pkey, 0)
-        r = lambda x: f"{u[0] / x[0]:.3g}" if x[0] and u[0] else "-"
-        print(f"| {label} | {fmt(*s)} | {fmt(*o)} | {fmt(*u)} | {r(s)} | {r(o)} |")
+        s, o = cell("shoal", key, size), cell("oshmem", key, size)
+        u, ux = cell("ucp", pkey, 0), cell("ucpx", pkey, 0)
+        r = lambda f, x: f"{f[0] / x[0]:.3g}" if x[0] and f[0] else "-"
+        print(f"| {label} | {fmt(*s)} | {fmt(*o)} | {fmt(*u)} | {fmt(*ux)} | {r(ux, s)} "
+              f"| {r(u, o)} |")
 if fails:
     print("\nFailures and wrong results:\n")
     for x in fails:
