@@ -12,8 +12,11 @@ shoal_status_t shoal_route_create(shoal_route_t *rt, int npes, int my_pe)
 {
     memset(rt, 0, sizeof(*rt));
     rt->peer = calloc((size_t)npes * SHOAL_ROUTE_ROWS, sizeof(*rt->peer));
-    if (rt->peer == NULL)
+    rt->lazy = calloc((size_t)npes, sizeof(*rt->lazy));
+    if (rt->peer == NULL || rt->lazy == NULL) {
+        shoal_route_destroy(rt);
         return SHOAL_ERR_NOMEM;
+    }
     rt->my_pe = my_pe;
     return SHOAL_OK;
 }
@@ -21,6 +24,7 @@ shoal_status_t shoal_route_create(shoal_route_t *rt, int npes, int my_pe)
 void shoal_route_destroy(shoal_route_t *rt)
 {
     free(rt->peer);
+    free(rt->lazy);
     memset(rt, 0, sizeof(*rt));
 }
 
@@ -54,8 +58,8 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
 
 uintptr_t shoal_route_peer_map_slow(const shoal_route_t *rt, int pe, unsigned row)
 {
-    if (rt->map_peer == NULL || (unsigned)pe >= (unsigned)rt->npes || row >= rt->nrows ||
-        rt->row[row].size == 0)
+    if (rt->map_peer == NULL || (unsigned)pe >= (unsigned)rt->npes || !rt->lazy[pe] ||
+        row >= rt->nrows || rt->row[row].size == 0)
         return 0;
     return rt->map_peer(rt, pe, row);
 }

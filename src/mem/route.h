@@ -16,7 +16,8 @@
  * cold path (shoal_route_find_all, shoal_route_peer_map) calls map_peer,
  * which maps it and fills the entry (under its own lock, written with
  * release order once the mapping exists; see shoal_route_peer_base for the
- * read).
+ * read). Only such peers are asked about (`lazy`): a PE on another host
+ * goes to the network without a call.
  *
  * shoal_route_find is the whole fast path of routing: it answers "a local
  * pointer", "the network, at (row, offset)" or "an error", and the caller
@@ -56,6 +57,11 @@ struct shoal_route {
     uint32_t net;   /* a network transport reaches what is not mapped */
     shoal_route_row_t row[SHOAL_ROUTE_ROWS];
     uintptr_t *peer; /* [npes * SHOAL_ROUTE_ROWS] */
+    /* [npes]: 1 for a PE whose rows map_peer may map on first use (a peer
+     * of this host), 0 for the others (this PE; PEs on other hosts, which
+     * are never mapped here), so a network access asks nobody: asking took
+     * a call, a mutex and ~350 instructions per remote get. */
+    uint8_t *lazy;
     /* Maps pe's row on first use and returns its base, or 0 when it cannot
      * be mapped here; NULL: nothing is mapped lazily. Host code only. */
     uintptr_t (*map_peer)(const shoal_route_t *rt, int pe, unsigned row);

@@ -236,6 +236,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
         status = add_local_peer(bs, pe, &theirs, segs);
         if (status != SHOAL_OK)
             goto out;
+        rt->lazy[pe] = 1;
         nlocal++;
         if (probe < 0 || (probe < me && pe > me))
             probe = pe; /* the next local PE above this one, else the lowest */
@@ -289,6 +290,8 @@ void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
         }
     }
     rt->map_peer = NULL;
+    if (rt->lazy != NULL)
+        memset(rt->lazy, 0, (size_t)bs->npes);
     free(shm.peer);
     shm.peer = NULL;
     shm.npes = 0;
