@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "transport/transport.h"
+#include "util/lock.h"
 
 struct shoal_hang_what;
 
@@ -45,11 +46,7 @@ static inline void shoal_backoff(shoal_backoff_t *b)
         /* What this PE waits for may need its answer to another host. */
         if (__builtin_expect(shoal_net != NULL, 0) && (b->polls & 15) == 0)
             shoal_backoff_net();
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#elif defined(__aarch64__)
-        __asm__ __volatile__("yield" ::: "memory");
-#endif
+        shoal_cpu_relax();
         return;
     }
     shoal_backoff_slow(b);

@@ -13,8 +13,14 @@
  * complete only when the target's worker progresses. A progress thread
  * sleeps in poll() on the worker's event fd (UCP_FEATURE_WAKEUP) and drains
  * the worker whenever something arrives, so a PE that computes or waits on
- * local memory still serves its peers. The worker is in multi-thread mode
- * because that thread and the application's threads share it.
+ * local memory still serves its peers. That thread and the application's
+ * threads share the worker, which is in UCX's serialized mode behind
+ * Shoal's own lock (ucx_lock): every call on the worker, its endpoints and
+ * its requests is made holding it. UCX's multi-thread mode would take its
+ * own mutex several times inside every call (measured: ~230 instructions
+ * of pthread_mutex_lock/unlock per remote fetch-add, plus its recursion
+ * checks); here each Shoal operation takes a lock of one compare-and-swap
+ * once to issue and once per progress step while it waits.
  *
  * Blocking calls complete locally before they return (a put's source may be
  * reused, a get's or fetching atomic's result is there); non-blocking puts
@@ -53,6 +59,7 @@
 #include <ucp/api/ucp.h>
 
 #include "transport/ucx/ucx.h"
+#include "util/lock.h"
 #include "util/log.h"
 #include "util/thread.h"
 
@@ -87,6 +94,7 @@ typedef struct ucx {
     shoal_bootstrap_t *bs;
     ucp_context_h context;
     ucp_worker_h worker;
+    shoal_lock_t lock; /* every UCP call on the worker, its endpoints and requests */
     ucp_mem_h memh[SHOAL_ROUTE_ROWS];
     ucx_peer_t *peers; /* [npes]; ep NULL for mapped PEs and this PE */
     int npes;
@@ -105,10 +113,9 @@ typedef struct ucx {
     uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
     /* Non-blocking gets in flight (ucx_gets_*): their own requests say when
      * their data is here, so quiet waits for them rather than flushing. */
-    pthread_mutex_t gets_lock;
-    ucx_get_req_t *gets; /* [ngets] of [gets_cap], under gets_lock */
+    ucx_get_req_t *gets; /* [ngets] of [gets_cap], under the lock */
     size_t ngets, gets_cap;
-    uint64_t gets_started; /* written under gets_lock, read atomically */
+    uint64_t gets_started; /* written under the lock, read atomically */
     uint64_t gets_done;    /* atomic: taken out of `gets` and completed (or failed) */
     /* This PE's own copy of each registered host-memory row, where the
      * synchronization adds of other PEs land (ucx_sync_add_recv). */
@@ -184,6 +191,19 @@ static uint64_t ucx_now_ns(void)
 
 static void ucx_wake(ucx_t *u);
 
+/* The worker's lock. Held for each UCP call, and released between the steps
+ * of a wait so that other threads (the progress thread, the application's
+ * other threads) get their turn on the worker. */
+static inline void ucx_lock(ucx_t *u)
+{
+    shoal_lock_take(&u->lock);
+}
+
+static inline void ucx_unlock(ucx_t *u)
+{
+    shoal_lock_release(&u->lock);
+}
+
 /* An application thread uses the worker (issues operations, or progresses
  * it): stamped, so that the progress thread stands back rather than take
  * turns on the worker's lock (and the socket's) with it. No progress call
@@ -205,27 +225,46 @@ static void ucx_app_active(ucx_t *u)
         ucx_wake(u);
 }
 
-/* An application thread progresses the worker. */
-static unsigned ucx_app_progress(ucx_t *u)
+/* Progresses the worker until it finds nothing more to do; under the lock. */
+static unsigned ucx_drain(ucx_t *u)
 {
-    ucx_app_active(u);
-    return ucp_worker_progress(u->worker);
+    unsigned total = 0, n;
+    while ((n = ucp_worker_progress(u->worker)) != 0)
+        total += n;
+    return total;
 }
 
 /* ---- completion ------------------------------------------------------------- */
 
-/* One step of a wait for this PE's own operations: progress the worker
- * from the calling thread; after 64 steps that found nothing, yield at each,
- * so on a crowded host the target PE gets a CPU. */
-static void ucx_wait_step(ucx_t *u, unsigned *idle)
+/* Where a wait for this PE's own operations stands. */
+typedef struct {
+    unsigned steps; /* progress calls so far */
+    unsigned idle;  /* of them, in a row, that found nothing */
+} ucx_waiting_t;
+
+/* One step of a wait, from the calling thread, under the lock: progress
+ * the worker; when that found nothing, let the lock go for a moment (the
+ * progress thread and the application's other threads get their turn), and
+ * after 64 such steps yield the CPU at each, so on a crowded host the
+ * target PE gets one. The activity stamp is renewed every 32 steps (each
+ * is a system call): often enough for the progress thread's 0.5 ms,
+ * without a clock read per step. */
+static void ucx_wait_step(ucx_t *u, ucx_waiting_t *w)
 {
-    if (ucx_app_progress(u) != 0)
-        *idle = 0;
-    else if (++*idle > 64)
+    if ((w->steps++ & 31) == 0)
+        ucx_app_active(u);
+    if (ucp_worker_progress(u->worker) != 0) {
+        w->idle = 0;
+        return;
+    }
+    ucx_unlock(u);
+    if (++w->idle > 64)
         sched_yield(); /* the target may need this CPU */
+    ucx_lock(u);
 }
 
-/* Waits for `req` (ucx_wait_step). `pe` < 0: a worker-wide operation. */
+/* Waits for `req` (ucx_wait_step), called and returning with the lock
+ * held. `pe` < 0: a worker-wide operation. */
 static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
 {
     ucs_status_t st;
@@ -234,9 +273,9 @@ static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what,
     if (UCS_PTR_IS_ERR(req)) {
         st = UCS_PTR_STATUS(req);
     } else {
-        unsigned idle = 0;
+        ucx_waiting_t w = {0};
         while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
-            ucx_wait_step(u, &idle);
+            ucx_wait_step(u, &w);
         ucp_request_free(req);
     }
     if (st == UCS_OK)
@@ -247,8 +286,8 @@ static shoal_status_t ucx_wait(ucx_t *u, ucs_status_ptr_t req, const char *what,
     return ucx_fail(u, SHOAL_ERR_IO, "UCX %s failed: %s", what, ucs_status_string(st));
 }
 
-/* A non-blocking operation was started: its request (if any) is released
- * when it completes, and the next flush waits for it. */
+/* A non-blocking operation was started (under the lock): its request (if
+ * any) is released when it completes, and the next flush waits for it. */
 static shoal_status_t ucx_started(ucx_t *u, ucs_status_ptr_t req, const char *what, int pe)
 {
     ucx_app_active(u);
@@ -260,10 +299,11 @@ static shoal_status_t ucx_started(ucx_t *u, ucs_status_ptr_t req, const char *wh
     return SHOAL_OK;
 }
 
-/* A non-blocking get was started: its request is kept for quiet, which
- * waits for it. A get is complete when its reply has arrived, and the
- * request says so; a flush would cost one more round trip per endpoint.
- * Where the request cannot be kept, the get counts for the next flush. */
+/* A non-blocking get was started (under the lock): its request is kept for
+ * quiet, which waits for it. A get is complete when its reply has arrived,
+ * and the request says so; a flush would cost one more round trip per
+ * endpoint. Where the request cannot be kept, the get counts for the next
+ * flush. */
 static shoal_status_t ucx_gets_add(ucx_t *u, ucs_status_ptr_t req, int pe)
 {
     ucx_app_active(u);
@@ -271,12 +311,10 @@ static shoal_status_t ucx_gets_add(ucx_t *u, ucs_status_ptr_t req, int pe)
         return SHOAL_OK; /* complete already */
     if (UCS_PTR_IS_ERR(req))
         return ucx_wait(u, req, "get", pe);
-    pthread_mutex_lock(&u->gets_lock);
     if (u->ngets == u->gets_cap) {
         size_t cap = u->gets_cap ? 2 * u->gets_cap : 64;
         ucx_get_req_t *g = realloc(u->gets, cap * sizeof(*g));
         if (g == NULL) {
-            pthread_mutex_unlock(&u->gets_lock);
             ucx_issued(u);
             ucp_request_free(req);
             return SHOAL_OK;
@@ -286,25 +324,23 @@ static shoal_status_t ucx_gets_add(ucx_t *u, ucs_status_ptr_t req, int pe)
     }
     u->gets[u->ngets++] = (ucx_get_req_t){.req = req, .pe = pe};
     __atomic_store_n(&u->gets_started, u->gets_started + 1, __ATOMIC_RELEASE);
-    pthread_mutex_unlock(&u->gets_lock);
     return SHOAL_OK;
 }
 
-/* Completes every non-blocking get started before the call, by any thread:
- * takes the list and waits for its requests, then (another thread may have
- * taken part of them) until everything started before is done. */
+/* Completes every non-blocking get started before the call, by any thread
+ * (under the lock): takes the list and waits for its requests, then
+ * (another thread may have taken part of them) until everything started
+ * before is done. */
 static shoal_status_t ucx_gets_complete(ucx_t *u)
 {
     if (__atomic_load_n(&u->gets_started, __ATOMIC_ACQUIRE) ==
         __atomic_load_n(&u->gets_done, __ATOMIC_ACQUIRE))
-        return SHOAL_OK; /* none in flight (the usual case: no lock) */
-    pthread_mutex_lock(&u->gets_lock);
+        return SHOAL_OK; /* none in flight (the usual case) */
     uint64_t snap = u->gets_started;
     ucx_get_req_t *mine = u->gets;
     size_t n = u->ngets;
     u->gets = NULL;
     u->ngets = u->gets_cap = 0;
-    pthread_mutex_unlock(&u->gets_lock);
     shoal_status_t status = SHOAL_OK;
     for (size_t i = 0; i < n; i++) {
         shoal_status_t st = ucx_wait(u, mine[i].req, "get", mine[i].pe);
@@ -314,9 +350,9 @@ static shoal_status_t ucx_gets_complete(ucx_t *u)
     free(mine);
     if (n > 0)
         __atomic_add_fetch(&u->gets_done, n, __ATOMIC_RELEASE);
-    unsigned idle = 0;
+    ucx_waiting_t w = {0};
     while (__atomic_load_n(&u->gets_done, __ATOMIC_ACQUIRE) < snap)
-        ucx_wait_step(u, &idle);
+        ucx_wait_step(u, &w);
     return status;
 }
 
@@ -349,6 +385,9 @@ static shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len,
 
 /* ---- the data path -------------------------------------------------------------- */
 
+/* The functions of this part run under the lock; the transport's entry
+ * points (ucx_put, ucx_get, ...) take it. */
+
 /* A put (local -> remote) or get (remote -> local): blocking waits for local
  * completion; nbi only starts it. A put, or a get that quiet must complete,
  * counts as issued. */
@@ -369,18 +408,6 @@ static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remot
     if (is_put)
         ucx_issued(u);
     return nbi ? ucx_started(u, req, what, pe) : ucx_wait(u, req, what, pe);
-}
-
-static shoal_status_t ucx_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
-                              const void *source, size_t len, int nbi)
-{
-    return ucx_rma(tr->priv, 1, pe, dest, (void *)source, len, nbi);
-}
-
-static shoal_status_t ucx_get(shoal_transport_t *tr, int pe, void *dest, shoal_remote_t source,
-                              size_t len, int nbi)
-{
-    return ucx_rma(tr->priv, 0, pe, source, dest, len, nbi);
 }
 
 /* Starts a non-fetching atomic. UCX reads the operand until the operation
@@ -466,10 +493,10 @@ static ucs_status_t ucx_sync_add_recv(void *arg, const void *header, size_t head
     return UCS_OK;
 }
 
-static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
-                              size_t size, const void *operand, const void *compare, void *fetch_p)
+static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoal_amo_op_t op,
+                                     size_t size, const void *operand, const void *compare,
+                                     void *fetch_p)
 {
-    ucx_t *u = tr->priv;
     uint64_t raddr;
     ucp_rkey_h rkey;
     shoal_status_t status = ucx_remote(u, pe, dest, size, &raddr, &rkey);
@@ -541,6 +568,38 @@ static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest
     return status;
 }
 
+/* ---- the transport's entry points ------------------------------------------------ */
+
+static shoal_status_t ucx_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                              const void *source, size_t len, int nbi)
+{
+    ucx_t *u = tr->priv;
+    ucx_lock(u);
+    shoal_status_t status = ucx_rma(u, 1, pe, dest, (void *)source, len, nbi);
+    ucx_unlock(u);
+    return status;
+}
+
+static shoal_status_t ucx_get(shoal_transport_t *tr, int pe, void *dest, shoal_remote_t source,
+                              size_t len, int nbi)
+{
+    ucx_t *u = tr->priv;
+    ucx_lock(u);
+    shoal_status_t status = ucx_rma(u, 0, pe, source, dest, len, nbi);
+    ucx_unlock(u);
+    return status;
+}
+
+static shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal_amo_op_t op,
+                              size_t size, const void *operand, const void *compare, void *fetch_p)
+{
+    ucx_t *u = tr->priv;
+    ucx_lock(u);
+    shoal_status_t status = ucx_amo_locked(u, pe, dest, op, size, operand, compare, fetch_p);
+    ucx_unlock(u);
+    return status;
+}
+
 /* The data, a fence (UCX: operations issued on the worker before it
  * complete before those issued after, on each endpoint), then the signal
  * as a non-fetching atomic: no round trip. */
@@ -549,14 +608,18 @@ static shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote
                                      uint64_t signal, shoal_amo_op_t sig_op, int nbi)
 {
     ucx_t *u = tr->priv;
-    shoal_status_t status = len > 0 ? ucx_put(tr, pe, dest, source, len, nbi) : SHOAL_OK;
-    if (status != SHOAL_OK)
-        return status;
-    ucs_status_t st = ucp_worker_fence(u->worker);
-    if (st != UCS_OK)
-        return ucx_fail(u, SHOAL_ERR_IO, "UCX fence before the signal to PE %d failed: %s", pe,
-                        ucs_status_string(st));
-    return ucx_amo(tr, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
+    ucx_lock(u);
+    shoal_status_t status = len > 0 ? ucx_rma(u, 1, pe, dest, (void *)source, len, nbi) : SHOAL_OK;
+    if (status == SHOAL_OK) {
+        ucs_status_t st = ucp_worker_fence(u->worker);
+        if (st != UCS_OK)
+            status = ucx_fail(u, SHOAL_ERR_IO, "UCX fence before the signal to PE %d failed: %s",
+                              pe, ucs_status_string(st));
+    }
+    if (status == SHOAL_OK)
+        status = ucx_amo_locked(u, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
+    ucx_unlock(u);
+    return status;
 }
 
 static shoal_status_t ucx_quiet(shoal_transport_t *tr)
@@ -564,6 +627,7 @@ static shoal_status_t ucx_quiet(shoal_transport_t *tr)
     ucx_t *u = tr->priv;
     uint64_t snap;
     shoal_status_t status = SHOAL_OK;
+    ucx_lock(u);
     if (!ucx_all_flushed(u, &snap)) {
         ucp_request_param_t param = {.op_attr_mask = 0};
         status = ucx_wait(u, ucp_worker_flush_nbx(u->worker, &param), "flush", -1);
@@ -571,6 +635,7 @@ static shoal_status_t ucx_quiet(shoal_transport_t *tr)
             ucx_flushed(u, snap);
     }
     shoal_status_t gets = ucx_gets_complete(u); /* at once after a flush */
+    ucx_unlock(u);
     return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }
 
@@ -586,6 +651,7 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
     /* Nothing to flush: only the gets (all of them: completing more is allowed). */
     if (ucx_all_flushed(u, &snap))
         npes = 0;
+    ucx_lock(u);
     for (size_t i = 0; i <= npes; i++) {
         if (i < npes && pes[i] >= 0 && pes[i] < u->npes && u->peers[pes[i]].ep != NULL) {
             ucp_request_param_t param = {.op_attr_mask = 0};
@@ -602,15 +668,17 @@ static shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t
         }
     }
     shoal_status_t gets = ucx_gets_complete(u);
+    ucx_unlock(u);
     return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }
 
 static unsigned ucx_progress(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
-    unsigned total = 0, n;
-    while ((n = ucx_app_progress(u)) != 0)
-        total += n;
+    ucx_app_active(u);
+    ucx_lock(u);
+    unsigned total = ucx_drain(u);
+    ucx_unlock(u);
     return total;
 }
 
@@ -619,8 +687,12 @@ static unsigned ucx_progress(shoal_transport_t *tr)
 static unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
 {
     ucx_t *u = tr->priv;
-    unsigned total = ucx_progress(tr);
-    if (total != 0 || ucp_worker_arm(u->worker) != UCS_OK)
+    ucx_app_active(u);
+    ucx_lock(u);
+    unsigned total = ucx_drain(u);
+    int armed = total == 0 && ucp_worker_arm(u->worker) == UCS_OK;
+    ucx_unlock(u);
+    if (!armed)
         return total; /* events arrived or are waiting */
     struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
@@ -632,7 +704,9 @@ static unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
 static shoal_status_t ucx_fence(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
+    ucx_lock(u);
     ucs_status_t st = ucp_worker_fence(u->worker);
+    ucx_unlock(u);
     if (st != UCS_OK)
         return ucx_fail(u, SHOAL_ERR_IO, "UCX fence failed: %s", ucs_status_string(st));
     return ucx_check_failed(u, SHOAL_OK);
@@ -696,10 +770,15 @@ static void *ucx_progress_main(void *arg)
             back_ns = back_ns * 2 < UCX_STAND_BACK_MAX_NS ? back_ns * 2 : UCX_STAND_BACK_MAX_NS;
             continue;
         }
+        /* An application thread holds the worker: it is active after all. */
+        if (!shoal_lock_try(&u->lock)) {
+            ucx_stand_back(u, UCX_APP_ACTIVE_NS);
+            continue;
+        }
         back_ns = UCX_APP_ACTIVE_NS;
-        while (ucp_worker_progress(u->worker) != 0)
-            ;
+        ucx_drain(u);
         ucs_status_t st = ucp_worker_arm(u->worker);
+        ucx_unlock(u);
         if (st == UCS_ERR_BUSY)
             continue; /* events arrived meanwhile: drain them first */
         if (st != UCS_OK) {
@@ -736,6 +815,7 @@ static void ucx_progress_stop(ucx_t *u)
 
 static void ucx_close_endpoints(ucx_t *u)
 {
+    ucx_lock(u);
     for (int pe = 0; pe < u->npes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
         for (int r = 0; r < SHOAL_ROUTE_ROWS; r++)
@@ -766,6 +846,7 @@ static void ucx_close_endpoints(ucx_t *u)
                 ucx_wait(u, reqs[pe], "endpoint close", pe);
         free(reqs);
     }
+    ucx_unlock(u);
 }
 
 static void ucx_release(ucx_t *u)
@@ -774,7 +855,6 @@ static void ucx_release(ucx_t *u)
     for (size_t i = 0; i < u->ngets; i++) /* only after a failure: finalize's quiet drains them */
         ucp_request_free(u->gets[i].req);
     free(u->gets);
-    pthread_mutex_destroy(&u->gets_lock);
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);
@@ -889,7 +969,9 @@ static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void
         SHOAL_ERROR("memory row %u is out of range or already registered with UCX", row);
         status = SHOAL_ERR_INVALID; /* still take part, so the others do not hang */
     } else {
+        ucx_lock(u);
         status = ucx_reg_pack(u, row, base, size, kind, &blob, &len);
+        ucx_unlock(u);
         /* Before the others can learn the key (and reach this row). */
         if (status == SHOAL_OK && base != NULL && kind == SHOAL_MEM_HOST) {
             u->self_base[row] = (uint64_t)(uintptr_t)base;
@@ -904,12 +986,14 @@ static shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void
     free(blob);
     if (status == SHOAL_OK)
         status = gather_status;
+    ucx_lock(u);
     for (int pe = 0; pe < u->npes && status == SHOAL_OK; pe++)
         if (u->peers[pe].ep != NULL) {
             size_t n;
             const char *v = shoal_bootstrap_gather_at(&all, pe, &n);
             status = ucx_reg_import(u, pe, row, v, n);
         }
+    ucx_unlock(u);
     shoal_bootstrap_gather_free(&all);
     return status;
 }
@@ -941,11 +1025,11 @@ static shoal_status_t ucx_open(ucx_t *u)
                     ucs_status_string(st));
         return SHOAL_ERR_INVALID;
     }
-    /* The application's threads and the progress thread share the worker.
-     * UCX guards it with a spinlock by default; with more threads than
-     * CPUs a thread preempted while holding it stalls the others for a
-     * whole time slice (milliseconds per operation here), so ask for a
-     * mutex unless the user chose. */
+    /* UCX's own asynchronous thread (connection events) shares the
+     * worker's asynchronous context, under a spinlock by default; with more
+     * threads than CPUs a thread preempted while holding it stalls the
+     * others for a whole time slice (milliseconds per operation here), so
+     * ask for a mutex unless the user chose. */
     if (getenv("UCX_USE_MT_MUTEX") == NULL)
         ucp_config_modify(config, "USE_MT_MUTEX", "y");
     ucp_params_t params = {
@@ -961,9 +1045,10 @@ static shoal_status_t ucx_open(ucx_t *u)
                     ucs_status_string(st));
         return SHOAL_ERR_SYSTEM;
     }
+    /* Serialized: Shoal's lock keeps the threads that share it apart. */
     ucp_worker_params_t wparams = {
         .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-        .thread_mode = UCS_THREAD_MODE_MULTI,
+        .thread_mode = UCS_THREAD_MODE_SERIALIZED,
     };
     st = ucp_worker_create(u->context, &wparams, &u->worker);
     if (st != UCS_OK) {
@@ -1055,7 +1140,9 @@ static shoal_status_t ucx_connect(ucx_t *u, int pe, const void *addr, size_t add
         .err_mode = UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = ucx_ep_failed, .arg = p},
     };
+    ucx_lock(u); /* the progress thread runs */
     ucs_status_t st = ucp_ep_create(u->worker, &ep_params, &p->ep);
+    ucx_unlock(u);
     if (st != UCS_OK) {
         SHOAL_ERROR("cannot create a UCX endpoint to PE %d: %s; check that UCX_TLS and "
                     "UCX_NET_DEVICES name a network both hosts share",
@@ -1087,7 +1174,6 @@ shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *b
         free(u);
         return SHOAL_ERR_SYSTEM;
     }
-    pthread_mutex_init(&u->gets_lock, NULL);
     u->generation = generation;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
     if (u->peers == NULL) {
