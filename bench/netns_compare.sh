@@ -37,8 +37,9 @@
 # worker flush, get, fetch-add; both sides busy-poll one worker), runs
 # between the same two namespaces twice per round: with OSHMEM's worker
 # settings (single thread, RMA and AMO64 only) and with Shoal's
-# (--shoal-like: AM, AMO32 and WAKEUP too, thread mode MULTI with a mutex,
-# which its progress thread and active messages need), and a second table
+# (--shoal-like: AM, AMO32 and WAKEUP too, workers shared, thread mode
+# SERIALIZED, peer error handling: what its progress thread, active messages
+# and failure reports need), and a second table
 # sets each library against its own.
 #
 # Proof that OSHMEM's traffic crossed the namespaces over UCX TCP: one extra
@@ -324,8 +325,9 @@ if any(vals.get(("ucp", k, 0)) for _, _, _, k in floor):
     print("\nAgainst the floor, plain UCP (bench/ucp_probe.c) on the same path; "
           "ratio = floor time / library time (1: at the floor). The probe with "
           "OSHMEM's worker settings (single thread, RMA and AMO64 only), and with "
-          "Shoal's (--shoal-like: AM, AMO32 and WAKEUP too, thread mode MULTI with "
-          "a mutex, for its progress thread and active messages); each probe reports "
+          "Shoal's (--shoal-like: AM, AMO32 and WAKEUP too, thread mode SERIALIZED, "
+          "peer error handling, for its progress thread, active messages and "
+          "failure reports); each probe reports "
           "a median, the libraries a mean, so 1.0 is out of reach:\n")
     print("| op | Shoal | OSHMEM | probe, OSHMEM's settings | probe, Shoal's settings "
           "| Shoal vs its floor | OSHMEM vs its floor |")
