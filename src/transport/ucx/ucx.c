@@ -493,6 +493,30 @@ static ucs_status_t ucx_sync_add_recv(void *arg, const void *header, size_t head
     return UCS_OK;
 }
 
+/* An atomic's operand or result: 4 or 8 bytes (the spec's AMO types), as
+ * the low bytes of a 64-bit integer; fixed-size copies, no memcpy call. */
+static inline uint64_t ucx_amo_load(const void *p, size_t size)
+{
+    if (size == sizeof(uint64_t)) {
+        uint64_t v;
+        memcpy(&v, p, sizeof(v));
+        return v;
+    }
+    uint32_t v;
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static inline void ucx_amo_store(void *p, uint64_t v, size_t size)
+{
+    if (size == sizeof(uint64_t)) {
+        memcpy(p, &v, sizeof(v));
+    } else {
+        uint32_t w = (uint32_t)v;
+        memcpy(p, &w, sizeof(w));
+    }
+}
+
 static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoal_amo_op_t op,
                                      size_t size, const void *operand, const void *compare,
                                      void *fetch_p)
@@ -507,7 +531,7 @@ static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoa
     uint64_t value = 0, reply = 0;
     ucp_atomic_op_t opcode;
     if (operand != NULL)
-        memcpy(&value, operand, size);
+        value = ucx_amo_load(operand, size);
     switch (op) {
     case SHOAL_AMO_SET:
         status = ucx_amo_post(u, pe, raddr, rkey, UCP_ATOMIC_OP_SWAP, size, value);
@@ -537,8 +561,8 @@ static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoa
         /* UCX compares the remote value with `buffer` and stores the reply
          * buffer's value on a match. */
         opcode = UCP_ATOMIC_OP_CSWAP;
-        memcpy(&reply, operand, size);
-        memcpy(&value, compare, size);
+        reply = ucx_amo_load(operand, size);
+        value = ucx_amo_load(compare, size);
         break;
     case SHOAL_AMO_FETCH_ADD:
         opcode = UCP_ATOMIC_OP_ADD;
@@ -564,7 +588,7 @@ static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoa
         ucp_atomic_op_nbx(u->peers[pe].ep, opcode, &value, 1, raddr, rkey, &param);
     status = ucx_wait(u, req, "atomic", pe);
     if (status == SHOAL_OK)
-        memcpy(fetch_p, &reply, size);
+        ucx_amo_store(fetch_p, reply, size);
     return status;
 }
 
