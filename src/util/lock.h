@@ -5,7 +5,8 @@
  * a CPU that the holder may need: Shoal runs more PEs than cores, and a
  * holder preempted while a waiter spins would cost the waiter a whole time
  * slice. Not recursive; not fair (the releasing thread may take it again at
- * once).
+ * once: a holder that releases and takes it in a loop lets a woken waiter in
+ * only if it gives it a moment, see shoal_lock_release's result).
  */
 #ifndef SHOAL_UTIL_LOCK_H
 #define SHOAL_UTIL_LOCK_H
@@ -81,10 +82,21 @@ static inline void shoal_lock_take(shoal_lock_t *l)
         shoal_lock_take_slow(l);
 }
 
-static inline void shoal_lock_release(shoal_lock_t *l)
+/* Returns 1 when a thread may have been asleep on it (and was woken). */
+static inline int shoal_lock_release(shoal_lock_t *l)
 {
-    if (__builtin_expect(__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2, 0))
+    if (__builtin_expect(__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2, 0)) {
         shoal_lock_wake(l);
+        return 1;
+    }
+    return 0;
+}
+
+/* Some thread sleeps (or is about to) waiting for it: a holder that could
+ * let go should. */
+static inline int shoal_lock_waited_for(shoal_lock_t *l)
+{
+    return __atomic_load_n(&l->state, __ATOMIC_RELAXED) == 2;
 }
 
 #endif

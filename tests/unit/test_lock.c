@@ -1,9 +1,10 @@
 /*
- * util/lock.h under contention: 8 threads (more than this machine's cores,
- * so holders get preempted and waiters reach the futex sleep) each add to a
- * counter that is not atomic, under the lock; a lost update means two
- * threads were inside at once. Also: try fails while the lock is held and
- * succeeds after release; a waiter asleep on the futex is woken by release.
+ * util/lock.h under contention: 8 threads (more than the 2 cores of the CI
+ * machines, so holders get preempted and waiters reach the futex sleep)
+ * each add to a counter that is not atomic, under the lock; a lost update
+ * means two threads were inside at once. Also: try fails while the lock is
+ * held; three threads asleep on the futex are all woken, one release after
+ * another (a lost wake-up fails a check after 10 s, not the test's timeout).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -37,16 +38,33 @@ static void *adder(void *arg)
     return NULL;
 }
 
-static volatile int sleeper_done;
+#define SLEEPERS 3
+static int sleepers_done;
 
 static void *sleeper(void *arg)
 {
     (void)arg;
     shoal_lock_take(&lock); /* held by main: spins, then sleeps on the futex */
-    sleeper_done = 1;
+    __atomic_add_fetch(&sleepers_done, 1, __ATOMIC_RELAXED);
     shoal_lock_release(&lock);
     return NULL;
 }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Waits up to 10 s for `cond`; returns whether it became true. */
+#define WAIT_FOR(cond)                                                                             \
+    ({                                                                                             \
+        double deadline_ = now_s() + 10;                                                           \
+        while (!(cond) && now_s() < deadline_)                                                     \
+            usleep(1000);                                                                          \
+        (cond);                                                                                    \
+    })
 
 int main(void)
 {
@@ -61,17 +79,26 @@ int main(void)
 
     CHECK(shoal_lock_try(&lock));
     CHECK(!shoal_lock_try(&lock));
-    pthread_t s;
-    pthread_create(&s, NULL, sleeper, NULL);
-    usleep(50000); /* long past its spinning: it sleeps, and marked the lock */
-    CHECK(lock.state == 2);
-    CHECK(!sleeper_done);
-    shoal_lock_release(&lock);
-    pthread_join(s, NULL); /* hangs (test timeout) if release did not wake it */
-    CHECK(sleeper_done);
-    CHECK(lock.state == 0);
+    pthread_t s[SLEEPERS];
+    for (int i = 0; i < SLEEPERS; i++)
+        pthread_create(&s[i], NULL, sleeper, NULL);
+    /* Past their spinning they mark the lock as slept on. */
+    CHECK(WAIT_FOR(__atomic_load_n(&lock.state, __ATOMIC_RELAXED) == 2));
+    usleep(20000); /* let all three reach the futex */
+    CHECK(__atomic_load_n(&sleepers_done, __ATOMIC_RELAXED) == 0);
+    CHECK(shoal_lock_release(&lock) == 1); /* it says it woke someone */
+    /* Each sleeper, woken, passes the lock on: all three get through. */
+    CHECK(WAIT_FOR(__atomic_load_n(&sleepers_done, __ATOMIC_RELAXED) == SLEEPERS));
+    if (__atomic_load_n(&sleepers_done, __ATOMIC_RELAXED) == SLEEPERS) {
+        for (int i = 0; i < SLEEPERS; i++)
+            pthread_join(s[i], NULL);
+        CHECK(lock.state == 0);
+        CHECK(shoal_lock_try(&lock));
+        CHECK(shoal_lock_release(&lock) == 0); /* nobody waited */
+    }
 
     if (failures == 0)
-        printf("lock: %d threads x %d rounds, no lost update; sleeper woken\n", THREADS, ROUNDS);
+        printf("lock: %d threads x %d rounds, no lost update; %d sleepers woken in turn\n", THREADS,
+               ROUNDS, SLEEPERS);
     return failures != 0;
 }
