@@ -4,7 +4,9 @@
  * each add to a counter that is not atomic, under the lock; a lost update
  * means two threads were inside at once. Also: try fails while the lock is
  * held; three threads asleep on the futex are all woken, one release after
- * another (a lost wake-up fails a check after 10 s, not the test's timeout).
+ * another (a lost wake-up fails a check after 10 s, not the test's timeout);
+ * a holder passing the lock in a tight loop (shoal_lock_pass) lets a
+ * sleeper through.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -96,6 +98,17 @@ int main(void)
         CHECK(shoal_lock_try(&lock));
         CHECK(shoal_lock_release(&lock) == 0); /* nobody waited */
     }
+
+    /* A holder that passes the lock in a tight loop lets a sleeper through. */
+    shoal_lock_take(&lock);
+    pthread_t late;
+    pthread_create(&late, NULL, sleeper, NULL);
+    double deadline = now_s() + 10;
+    while (__atomic_load_n(&sleepers_done, __ATOMIC_RELAXED) < SLEEPERS + 1 && now_s() < deadline)
+        shoal_lock_pass(&lock, 0);
+    CHECK(__atomic_load_n(&sleepers_done, __ATOMIC_RELAXED) == SLEEPERS + 1);
+    shoal_lock_release(&lock);
+    pthread_join(late, NULL);
 
     if (failures == 0)
         printf("lock: %d threads x %d rounds, no lost update; %d sleepers woken in turn\n", THREADS,

@@ -199,26 +199,9 @@ static inline void ucx_lock(ucx_t *u)
     shoal_lock_take(&u->lock);
 }
 
-/* Returns 1 when another thread was waiting for the lock (and was woken). */
-static inline int ucx_unlock(ucx_t *u)
+static inline void ucx_unlock(ucx_t *u)
 {
-    return shoal_lock_release(&u->lock);
-}
-
-/* Lets the lock go for a moment in a loop that would take it straight
- * back: a woken waiter gets its turn (the lock is not fair: without this a
- * sleeper waited ~48 us on average behind a thread stepping every 1 us,
- * 1.9 us with it, measured by a review). `yield`: give up the CPU anyway. */
-static void ucx_lock_pass(ucx_t *u, int yield)
-{
-    int woke = ucx_unlock(u);
-    if (woke || yield)
-        sched_yield();
-    /* The woken thread may run on another CPU: until it has taken the lock. */
-    for (int spin = 0; woke && spin < 200 && __atomic_load_n(&u->lock.state, __ATOMIC_RELAXED) == 0;
-         spin++)
-        shoal_cpu_relax();
-    ucx_lock(u);
+    shoal_lock_release(&u->lock);
 }
 
 /* An application thread uses the worker (issues operations, or progresses
@@ -266,7 +249,7 @@ typedef struct {
 /* One step of a wait, from the calling thread, under the lock: progress
  * the worker; when that found nothing, or another thread waits for the
  * lock, let it go for a moment (the progress thread and the application's
- * other threads get their turn: ucx_lock_pass), and
+ * other threads get their turn: shoal_lock_pass), and
  * after 64 such steps yield the CPU at each, so on a crowded host the
  * target PE gets one. The activity stamp is renewed every 32 steps (each
  * is a system call): often enough for the progress thread's 0.5 ms,
@@ -278,10 +261,10 @@ static void ucx_wait_step(ucx_t *u, ucx_waiting_t *w)
     if (ucp_worker_progress(u->worker) != 0) {
         w->idle = 0;
         if (shoal_lock_waited_for(&u->lock))
-            ucx_lock_pass(u, 0);
+            shoal_lock_pass(&u->lock, 0);
         return;
     }
-    ucx_lock_pass(u, ++w->idle > 64); /* after 64: the target may need this CPU */
+    shoal_lock_pass(&u->lock, ++w->idle > 64); /* after 64: the target may need this CPU */
 }
 
 /* Waits for `req` (ucx_wait_step), called and returning with the lock
