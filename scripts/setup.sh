@@ -19,6 +19,9 @@ need="$need iproute2"
 # check that no process is left; "important", not "required", so a minimal
 # image may lack it.
 need="$need procps"
+# valgrind: callgrind, for the instruction counts of bench/callgrind.sh and
+# bench/netns_callgrind.sh (the latter has a test: bench.netns_callgrind).
+need="$need valgrind"
 # Debian's Python (/usr/bin/python3) for the Python package (python/): headers,
 # NumPy, pytest for its suites, PyTorch (CPU) for shoal.torch and its example.
 need="$need python3-dev python3-numpy python3-pytest python3-torch"
