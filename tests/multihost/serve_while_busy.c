@@ -131,31 +131,44 @@ int main(void)
     shmem_barrier_all();
 
     /* Phase 3: PE 0 computes (its progress thread goes to sleep on the
-     * worker's events), then waits for replies of its own; three attempts.
-     * The wake-ups are judged only where every PE of the job can have a CPU
-     * (this machine runs them all): a PE preempted for over 0.5 ms looks
-     * idle to its thread, which then rightly serves the worker. */
+     * worker's events), then waits for replies of its own; up to five
+     * attempts. The wake-ups are judged only where every PE of the job can
+     * have a CPU (this machine runs them all). Even there another job may
+     * take PE 0's CPU: a PE off its CPU for over 0.5 ms looks idle to its
+     * thread, which then rightly serves the worker, and looks again after
+     * 0.5, 1, 2, 4, 8 ms. So each reply that came over 0.4 ms after the
+     * previous one (PE 0 or PE 1 was off its CPU) allows 8 more wake-ups.
+     * A thread woken by every reply makes no reply that late (25 us instead
+     * of 8), so it is still caught: 45-140 wake-ups (measured) against an
+     * allowance near 10. */
     const int judged = npes <= sysconf(_SC_NPROCESSORS_ONLN);
-    long best = -1, allowed = 0;
+    long best = -1, best_allowed = 0, best_slow = 0;
     good = 0;
-    for (int attempt = 0; attempt < 3 && !good; attempt++) {
+    for (int attempt = 0; attempt < 5 && !good; attempt++) {
         if (me == 0) {
             CHECK(compute(0.05, NULL) > 0, "arithmetic");
             long before = progress_thread_switches();
             CHECK(before >= 0, "no thread named shoal-ucx in PE 0 (the UCX progress thread)");
-            double start = now();
+            long slow = 0;
+            double start = now(), last = start;
             for (long i = 0; i < ADDS; i++) {
                 long old = shmem_long_atomic_fetch_add(&remote_adds, 1, 1);
+                double t = now();
+                slow += t - last > 0.4e-3; /* since the previous reply: the check too */
+                last = t;
                 CHECK(old == attempt * ADDS + i, "fetch-add %ld on PE 1 returned %ld",
                       attempt * ADDS + i, old);
             }
             long woken = progress_thread_switches() - before;
             /* Standing back, it looks after 0.5, 1, 2, 4, 8 ms, then every
              * 10 ms: a few looks, plus twice the 10 ms periods for a slow
-             * host. Woken by the replies: 60-140 times in 4-5 ms (measured). */
-            allowed = 10 + (long)((now() - start) * 200);
-            if (best < 0 || woken < best)
+             * host, plus the late replies' share. */
+            long allowed = 10 + (long)((now() - start) * 200) + 8 * slow;
+            if (best < 0 || woken - allowed < best - best_allowed) {
                 best = woken;
+                best_allowed = allowed;
+                best_slow = slow;
+            }
             good_src = !judged || woken <= allowed;
         }
         shmem_broadcastmem(SHMEM_TEAM_WORLD, &good, &good_src, sizeof(good), 0);
@@ -166,13 +179,14 @@ int main(void)
     }
     if (me == 0)
         CHECK(good_src,
-              "PE 0's UCX progress thread was woken %ld times (at most %ld expected) during %d "
-              "fetch-adds that PE 0 waited for itself, in the best of 3 attempts: it should "
-              "stand back",
-              best, allowed, ADDS);
+              "PE 0's UCX progress thread was woken %ld times (at most %ld expected, %ld of the "
+              "replies over 0.4 ms apart) during %d fetch-adds that PE 0 waited for itself, in the "
+              "best of 5 attempts: it should stand back",
+              best, best_allowed, best_slow, ADDS);
     shmem_barrier_all();
     if (me == 0)
-        printf("PASS serve_while_busy (%d PEs)\n", npes);
+        printf("PASS serve_while_busy (%d PEs; the progress thread woken %ld times, %ld allowed)\n",
+               npes, best, best_allowed);
     shmem_finalize();
     return 0;
 }
