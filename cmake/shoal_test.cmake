@@ -19,7 +19,10 @@ function(shoal_add_pe_test)
   foreach(n IN LISTS T_NPES)
     add_test(NAME ${T_NAME}.np${n}
       COMMAND $<TARGET_FILE:shoalrun> -n ${n} --timeout ${T_TIMEOUT} $<TARGET_FILE:${T_NAME}> ${T_ARGS})
-    set_tests_properties(${T_NAME}.np${n} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "api;np${n}")
+    # ctest waits 15 s longer than shoalrun: a hung job ends at shoalrun's
+    # timeout, with every PE's hang report, not killed by ctest without one.
+    math(EXPR ctest_timeout "${T_TIMEOUT} + 15")
+    set_tests_properties(${T_NAME}.np${n} PROPERTIES TIMEOUT ${ctest_timeout} LABELS "api;np${n}")
     if(T_ENV)
       set_tests_properties(${T_NAME}.np${n} PROPERTIES ENVIRONMENT "${T_ENV}")
     endif()
