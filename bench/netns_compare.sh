@@ -34,7 +34,8 @@
 # (the old default) or none changes this.
 #
 # The floor: bench/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
-# worker flush, get, fetch-add; both sides busy-poll one worker), runs
+# worker flush, get, fetch-add, windows of 64 non-blocking 64 KiB gets;
+# both sides busy-poll one worker), runs
 # between the same two namespaces twice per round: with OSHMEM's worker
 # settings (single thread, RMA and AMO64 only) and with Shoal's
 # (--shoal-like: AM, AMO32 and WAKEUP too, workers shared, thread mode
@@ -320,7 +321,11 @@ for key, size in order:
 # The floor: the same operation in plain UCP between the same namespaces.
 floor = [("put 8 B + quiet (probe: put + worker flush)", "rdma_demo put", 8, "ucp_probe put_flush"),
          ("get 8 B", "rdma_demo get", 8, "ucp_probe get"),
-         ("fetch-add", "rdma_demo fetch_add", 8, "ucp_probe fetch_add")]
+         ("fetch-add", "rdma_demo fetch_add", 8, "ucp_probe fetch_add"),
+         ("64 KiB gets, windows of 64 (probe: worker flush, as OSHMEM's quiet)",
+          "bw_rma getmem_nbi heap", 65536, "ucp_probe get_win_flush"),
+         ("64 KiB gets, windows of 64 (probe: each get's request, as Shoal's quiet)",
+          "bw_rma getmem_nbi heap", 65536, "ucp_probe get_win_req")]
 if any(vals.get(("ucp", k, 0)) for _, _, _, k in floor):
     print("\nAgainst the floor, plain UCP (bench/ucp_probe.c) on the same path; "
           "ratio = floor time / library time (1: at the floor). The probe with "

@@ -32,7 +32,7 @@ ROWS = [
     ("lat_rma", "putmem_nbi_quiet", "heap", "65536"),
     ("bw_rma", "getmem_nbi", "heap", "65536"),
 ]
-PROBE_OPS = ("put_flush", "get", "fetch_add")
+PROBE_OPS = ("put_flush", "get", "fetch_add", "get_win_req", "get_win_flush")
 LINE = re.compile(r"(shoal|oshmem|ucpx|ucp) (\d+) (\w+)\| (.*)")
 
 

@@ -12,6 +12,12 @@
  * back by the next get's check and every fetch-add's old value is checked,
  * so a probe that does not move data fails.
  *
+ * Then windows of WIN non-blocking 64 KiB gets (bw_rma's getmem_nbi row):
+ * get_win_req waits for each get's own request, as Shoal's quiet does;
+ * get_win_flush frees the requests at once and flushes the worker, as
+ * OSHMEM's quiet does. Reported per message (window time / WIN); the last
+ * window's bytes are checked against the server's pattern.
+ *
  * --shoal-like: the context, worker and endpoint as Shoal's UCX transport
  * makes them (features AM, AMO32 and WAKEUP besides RMA and AMO64, workers
  * shared between threads with a mutex, thread mode SERIALIZED -- Shoal
@@ -123,9 +129,21 @@ static void report(const char *op, double *lat, int n)
     printf("bench=ucp_probe op=%s usec=%.2f min=%.2f\n", op, lat[n / 2], lat[0]);
 }
 
+/* The server's buffer: words for put, get and fetch-add, then 64 KiB for
+ * the windowed gets, filled with pattern(i). */
+#define WIN 64
+#define WIN_BYTES 65536
+#define WIN_OFF 4096
+static unsigned char pattern(size_t i)
+{
+    return (unsigned char)(i * 37 + 11);
+}
+
 static void serve(const char *portfile)
 {
-    static uint64_t buf[512];
+    static uint64_t buf[(WIN_OFF + WIN_BYTES) / 8];
+    for (size_t i = 0; i < WIN_BYTES; i++)
+        ((unsigned char *)buf)[WIN_OFF + i] = pattern(i);
     ucp_mem_map_params_t mp = {.field_mask =
                                    UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
                                .address = buf,
@@ -209,7 +227,7 @@ static void drive(const char *host, const char *port, int n)
     ucp_rkey_h rkey;
     CHECK(ucp_ep_rkey_unpack(ep, packed, &rkey) == UCS_OK, "ucp_ep_rkey_unpack failed");
 
-    double *lat = malloc(sizeof(double) * (size_t)n);
+    double *lat = malloc(sizeof(double) * (size_t)(n > 20 ? n : 20));
     ucp_request_param_t p = {.op_attr_mask = 0};
     uint64_t val, got;
     /* Warm up the connection (wire-up happens on first use). */
@@ -249,6 +267,34 @@ static void drive(const char *host, const char *port, int n)
         CHECK(got == (uint64_t)r, "fetch-add %d returned %llu", r, (unsigned long long)got);
     }
     report("fetch_add", lat, n);
+
+    /* Windows of non-blocking 64 KiB gets, completed two ways. */
+    static unsigned char win[WIN][WIN_BYTES];
+    int nwin = n / WIN > 20 ? n / WIN : 20;
+    for (int flush = 0; flush <= 1; flush++) {
+        for (int r = 0; r < nwin; r++) {
+            ucs_status_ptr_t reqs[WIN];
+            memset(win[WIN - 1], 0, WIN_BYTES);
+            double t0 = now_us();
+            for (int w = 0; w < WIN; w++) {
+                reqs[w] = ucp_get_nbx(ep, win[w], WIN_BYTES, base + WIN_OFF, rkey, &p);
+                CHECK(!UCS_PTR_IS_ERR(reqs[w]), "get failed: %s",
+                      ucs_status_string(UCS_PTR_STATUS(reqs[w])));
+                if (flush && reqs[w] != NULL)
+                    ucp_request_free(reqs[w]);
+            }
+            if (flush)
+                wait_req(ucp_worker_flush_nbx(worker, &p), "flush");
+            else
+                for (int w = 0; w < WIN; w++)
+                    wait_req(reqs[w], "get");
+            lat[r] = (now_us() - t0) / WIN;
+            for (size_t i = 0; i < WIN_BYTES; i++)
+                CHECK(win[WIN - 1][i] == pattern(i), "windowed get: byte %zu is %u, expected %u",
+                      i, win[WIN - 1][i], pattern(i));
+        }
+        report(flush ? "get_win_flush" : "get_win_req", lat, nwin);
+    }
 
     ucp_rkey_destroy(rkey);
     ucp_request_param_t cp = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
