@@ -290,8 +290,8 @@ static void drive(const char *host, const char *port, int n)
                     wait_req(reqs[w], "get");
             lat[r] = (now_us() - t0) / WIN;
             for (size_t i = 0; i < WIN_BYTES; i++)
-                CHECK(win[WIN - 1][i] == pattern(i), "windowed get: byte %zu is %u, expected %u",
-                      i, win[WIN - 1][i], pattern(i));
+                CHECK(win[WIN - 1][i] == pattern(i), "windowed get: byte %zu is %u, expected %u", i,
+                      win[WIN - 1][i], pattern(i));
         }
         report(flush ? "get_win_flush" : "get_win_req", lat, nwin);
     }
