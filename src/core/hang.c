@@ -283,7 +283,7 @@ static int any_blocked_longer(uint64_t limit_ns, int *pe_p)
     const uint64_t now = now_ns();
     int found = 0;
     for (int pe = 0; pe < SHOAL_NPES; pe++) {
-        if (shoal.node[pe] != shoal.node[SHOAL_MY_PE])
+        if (!shoal_pe_on_host(pe))
             continue;
         shoal_hang_pe_t *h = shoal_hang_pe(pe);
         if (h == NULL)
@@ -312,40 +312,38 @@ static int any_blocked_longer(uint64_t limit_ns, int *pe_p)
     return found;
 }
 
-/* Asks the other PEs of this host for their reports; asked[pe] is the
- * count of reports PE pe had printed before (UINT32_MAX: not asked). */
-static void ask_host_peers(uint32_t *asked)
+/* Another PE of this host that can be asked for a report: its record, and
+ * its pid in *pid_p; NULL for this PE, PEs of other hosts and PEs gone. */
+static shoal_hang_pe_t *host_peer(int pe, pid_t *pid_p)
 {
-    for (int pe = 0; pe < SHOAL_NPES; pe++) {
-        if (asked != NULL)
-            asked[pe] = UINT32_MAX;
-        if (pe == SHOAL_MY_PE || shoal.node[pe] != shoal.node[SHOAL_MY_PE])
-            continue;
-        shoal_hang_pe_t *h = shoal_hang_pe(pe);
-        pid_t pid = h ? (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED) : 0;
-        if (pid <= 0)
-            continue;
-        if (asked != NULL)
-            asked[pe] = __atomic_load_n(&h->reports, __ATOMIC_ACQUIRE);
-        kill(pid, SHOAL_HANG_SIGNAL);
-    }
+    if (pe == SHOAL_MY_PE || !shoal_pe_on_host(pe))
+        return NULL;
+    shoal_hang_pe_t *h = shoal_hang_pe(pe);
+    *pid_p = h ? (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED) : 0;
+    return *pid_p > 0 ? h : NULL;
 }
 
-/* Waits until every asked PE printed its report (or is gone), at most
- * `max_ms`: a loaded host may take longer than a fixed moment, and a
- * report cut off by the job's end is what a person reads first. */
-static void await_peer_reports(const uint32_t *asked, int max_ms)
+/* Asks the other PEs of this host for their reports. */
+static void ask_host_peers(void)
+{
+    pid_t pid;
+    for (int pe = 0; pe < SHOAL_NPES; pe++)
+        if (host_peer(pe, &pid) != NULL)
+            kill(pid, SHOAL_HANG_SIGNAL);
+}
+
+/* Waits until every PE asked at `asked_ns` printed its report (or is
+ * gone), at most `max_ms`: a loaded host may take longer than a fixed
+ * moment, and a report cut off by the job's end is what a person reads
+ * first. */
+static void await_peer_reports(uint64_t asked_ns, int max_ms)
 {
     for (int waited = 0; waited < max_ms; waited += 10) {
         int pending = 0;
+        pid_t pid;
         for (int pe = 0; pe < SHOAL_NPES && !pending; pe++) {
-            if (asked[pe] == UINT32_MAX)
-                continue;
-            shoal_hang_pe_t *h = shoal_hang_pe(pe);
-            if (h == NULL)
-                continue;
-            pid_t pid = (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED);
-            pending = __atomic_load_n(&h->reports, __ATOMIC_ACQUIRE) == asked[pe] && pid > 0 &&
+            shoal_hang_pe_t *h = host_peer(pe, &pid);
+            pending = h != NULL && __atomic_load_n(&h->reported_ns, __ATOMIC_ACQUIRE) < asked_ns &&
                       kill(pid, 0) == 0;
         }
         if (!pending)
@@ -358,22 +356,12 @@ static void await_peer_reports(const uint32_t *asked, int max_ms)
 static void on_timeout(int pe)
 {
     const unsigned s = shoal_env.hang_timeout;
-    uint32_t *asked = calloc((size_t)SHOAL_NPES, sizeof(*asked));
-    ask_host_peers(asked);
+    const uint64_t asked_ns = now_ns();
+    ask_host_peers();
     shoal_hang_report(SHOAL_HANG_TIMEOUT, 1);
-    if (!shoal_env.hang_abort) {
-        free(asked);
+    if (!shoal_env.hang_abort)
         return;
-    }
-    /* The peers print theirs before the job ends (a second when the list
-     * could not be made). */
-    if (asked != NULL) {
-        await_peer_reports(asked, 5000);
-    } else {
-        struct timespec grace = {1, 0};
-        nanosleep(&grace, NULL);
-    }
-    free(asked);
+    await_peer_reports(asked_ns, 5000); /* theirs, before the job ends */
     char msg[256];
     snprintf(msg, sizeof(msg),
              "shoal[PE %d] hang: PE %d has been blocked for more than SHOAL_HANG_TIMEOUT=%u s; "
@@ -408,7 +396,7 @@ static void *watchdog_main(void *arg)
         }
         if (dump) { /* a request that came before finalize is still answered */
             shoal_hang_report(SHOAL_HANG_ASKED, leader);
-            __atomic_add_fetch(&shoal.internal->hang.reports, 1, __ATOMIC_RELEASE);
+            __atomic_store_n(&shoal.internal->hang.reported_ns, now_ns(), __ATOMIC_RELEASE);
         }
         if (quit)
             return NULL;

@@ -67,11 +67,10 @@ typedef struct {
     uint64_t pid;
     uint64_t row_base[2]; /* heap and globals rows (SHOAL_ROUTE_INLINE_ROWS) */
     uint64_t row_size[2];
-    uint32_t finalizing; /* 1 once this PE passed its shmem_finalize barrier */
-    uint32_t untracked;  /* threads that found no free record */
-    uint32_t reports;    /* hang reports this PE printed when asked (the timeout waits for them) */
-    uint32_t reserved;
-    uint64_t lock_held; /* the lock this PE took last and holds, or 0 */
+    uint32_t finalizing;  /* 1 once this PE passed its shmem_finalize barrier */
+    uint32_t untracked;   /* threads that found no free record */
+    uint64_t reported_ns; /* CLOCK_MONOTONIC when this PE last printed a report it was asked for */
+    uint64_t lock_held;   /* the lock this PE took last and holds, or 0 */
     uint64_t lock_ticket;
     shoal_hang_rec_t thread[SHOAL_HANG_THREADS];
 } shoal_hang_pe_t;
