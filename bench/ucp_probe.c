@@ -227,7 +227,8 @@ static void drive(const char *host, const char *port, int n)
     ucp_rkey_h rkey;
     CHECK(ucp_ep_rkey_unpack(ep, packed, &rkey) == UCS_OK, "ucp_ep_rkey_unpack failed");
 
-    double *lat = malloc(sizeof(double) * (size_t)(n > 20 ? n : 20));
+    int nwin = n / WIN > 20 ? n / WIN : 20; /* windows of gets, below */
+    double *lat = malloc(sizeof(double) * (size_t)(n > nwin ? n : nwin));
     ucp_request_param_t p = {.op_attr_mask = 0};
     uint64_t val, got;
     /* Warm up the connection (wire-up happens on first use). */
@@ -270,7 +271,6 @@ static void drive(const char *host, const char *port, int n)
 
     /* Windows of non-blocking 64 KiB gets, completed two ways. */
     static unsigned char win[WIN][WIN_BYTES];
-    int nwin = n / WIN > 20 ? n / WIN : 20;
     for (int flush = 0; flush <= 1; flush++) {
         for (int r = 0; r < nwin; r++) {
             ucs_status_ptr_t reqs[WIN];

@@ -298,10 +298,8 @@ signal-escalate)
     kill -INT "$BG"
     # Two signals sent before shoalrun reads the first merge into one: the
     # second goes once it says it took the first.
-    for _ in $(seq 100); do
-        grep -q "received SIGINT; ending the job" "$TMP/err" && break
-        sleep 0.02
-    done
+    wait_lines "$TMP/err" 1 "received SIGINT; ending the job" ||
+        fail "shoalrun did not report the first SIGINT"
     t0=$EPOCHREALTIME
     kill -INT "$BG"
     wait_bg

@@ -67,10 +67,20 @@ since_stamp() {
     awk -v a="$stamp" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }'
 }
 
+# Waits up to 10 s until COUNT lines of FILE match REGEX; status 1 if not.
+wait_lines() { # wait_lines FILE COUNT REGEX
+    local i
+    for ((i = 0; i < 200; i++)); do
+        [ "$(grep -cE -- "$3" "$1")" -ge "$2" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 # Starts shoalrun in the background (job control on, so SIGINT is not
 # ignored in it) and waits until COUNT lines of its stdout match REGEX.
 start_bg() { # start_bg COUNT REGEX ARGS...
-    local count=$1 regex=$2 i
+    local count=$1 regex=$2
     shift 2
     : >"$TMP/out" # now, so that the wait below cannot see an earlier job's lines
     : >"$TMP/err"
@@ -78,11 +88,8 @@ start_bg() { # start_bg COUNT REGEX ARGS...
     "$SHOALRUN" "$@" </dev/null >"$TMP/out" 2>"$TMP/err" &
     BG=$!
     set +m
-    for ((i = 0; i < 200; i++)); do
-        [ "$(grep -cE -- "$regex" "$TMP/out")" -ge "$count" ] && return
-        sleep 0.05
-    done
-    fail "the PEs did not start (waited for $count lines matching /$regex/)"
+    wait_lines "$TMP/out" "$count" "$regex" ||
+        fail "the PEs did not start (waited for $count lines matching /$regex/)"
 }
 
 wait_bg() {
