@@ -2,7 +2,9 @@
  * How a PE waits: spin briefly (lowest latency when a core is free), then
  * yield the CPU (so that, with more PEs than cores, the PE being waited for
  * runs), then sleep in short steps (so that a long wait costs no CPU). The
- * limits are settings (SHOAL_WAIT_*).
+ * limits are settings (SHOAL_WAIT_*). Spinning is off when this host's PEs
+ * outnumber the CPUs they may use together, and a wait stops spinning early
+ * when another PE of the host last waited on its CPU.
  */
 #ifndef SHOAL_CORE_BACKOFF_H
 #define SHOAL_CORE_BACKOFF_H
@@ -35,6 +37,13 @@ typedef struct {
 
 /* Called after each unsuccessful poll. */
 void shoal_backoff_slow(shoal_backoff_t *b);
+/* Decides shoal_wait_spin for this job (shmem_init, once the PEs of this
+ * host are known). */
+void shoal_backoff_policy_init(void);
+/* After this many polls a spinning wait checks whether another PE of this
+ * host waits on its CPU (core/backoff.c). */
+#define SHOAL_BACKOFF_SHARE_POLL 32
+void shoal_backoff_share_check(shoal_backoff_t *b);
 /* Serves other hosts' operations on this PE (a network transport is in use). */
 void shoal_backoff_net(void);
 
@@ -46,6 +55,8 @@ static inline void shoal_backoff(shoal_backoff_t *b)
         /* What this PE waits for may need its answer to another host. */
         if (__builtin_expect(shoal_net != NULL, 0) && (b->polls & 15) == 0)
             shoal_backoff_net();
+        if (__builtin_expect(b->polls == SHOAL_BACKOFF_SHARE_POLL, 0))
+            shoal_backoff_share_check(b);
         shoal_cpu_relax();
         return;
     }

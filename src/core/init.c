@@ -70,21 +70,6 @@ static shoal_status_t bootstrap_once(void)
     return SHOAL_OK;
 }
 
-/* Spinning only pays when the PE being waited for has a CPU of its own: with
- * more PEs than CPUs on the host, a spinning PE burns the time slice the
- * other PE needs, so waits yield at once (unless the user chose a spin). */
-static void choose_wait_spin(void)
-{
-    cpu_set_t cpus;
-    int ncpus = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    shoal_wait_spin = shoal_env.wait_spin;
-    if (!shoal_env.set.wait_spin && shoal.bs.local_npes > ncpus) {
-        shoal_wait_spin = 0;
-        SHOAL_DEBUG("%d PEs share %d CPUs: waits yield without spinning", shoal.bs.local_npes,
-                    ncpus);
-    }
-}
-
 static shoal_status_t create_segments(void)
 {
     shoal_status_t status;
@@ -177,7 +162,6 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal_log_set_pe(shoal.bs.rank);
     if (shoal.bs.rank == 0)
         shoal_env_warn_typos(); /* once per job */
-    choose_wait_spin();
     shoal.generation++;
 
     step = "creating the symmetric heap";
@@ -199,6 +183,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     status = shoal_shm_connect(&shoal.bs, shoal.generation, shoal.segs, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_route;
+    shoal_backoff_policy_init();
     t[2] = now_ms();
 
     shoal.internal = (shoal_internal_t *)heap->base;

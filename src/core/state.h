@@ -51,6 +51,9 @@ typedef struct {
     uint64_t team_free[SHOAL_TEAMS_LIMIT / 64] __attribute__((aligned(64)));
     /* What this PE's threads are blocked in, for hang reports (core/hang.h). */
     shoal_hang_pe_t hang __attribute__((aligned(64)));
+    /* The CPU this PE last waited on, plus one (0: not known yet): a PE of
+     * this host that waits on the same CPU yields at once (core/backoff.c). */
+    uint32_t wait_cpu __attribute__((aligned(64)));
     /* One synchronization area per team slot (predefined + SHOAL_TEAMS_MAX). */
     shoal_psync_t team_psync[];
 } shoal_internal_t;

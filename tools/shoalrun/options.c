@@ -35,7 +35,10 @@ static void print_usage(FILE *f)
             "  -x VAR[=VALUE]     set VAR for the PEs (without a value: passed as it is;\n"
             "                     the PEs get shoalrun's whole environment anyway)\n"
             "  --bind-to core|none  core: pin PE i to the (i mod n)-th of the n CPUs\n"
-            "                     shoalrun may run on; none: no pinning\n"
+            "                     shoalrun may run on; none: no pinning. Default: when\n"
+            "                     the PEs fit on the CPUs shoalrun may use that no other\n"
+            "                     job holds, PE i is pinned to the i-th of them; else none\n"
+            "  --report-bindings  print each PE's CPUs (and why it is not pinned) at start\n"
             "  --oversubscribe, --allow-run-as-root, --map-by X\n"
             "                     accepted for mpirun/oshrun scripts; no effect here\n"
             "  -h, --help         show this help\n"
@@ -157,13 +160,17 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
         }
         if (match_valued(arg, "--bind-to", argv, argc, &i, &value)) {
             if (value != NULL && strcmp(value, "core") == 0) {
-                opts->bind_core = true;
+                opts->bind = SR_BIND_CORE;
             } else if (value != NULL && strcmp(value, "none") == 0) {
-                opts->bind_core = false;
+                opts->bind = SR_BIND_NONE;
             } else {
                 sr_msg("--bind-to expects core or none, got '%s'", value ? value : "");
                 return -1;
             }
+            continue;
+        }
+        if (strcmp(arg, "--report-bindings") == 0) {
+            opts->report_bindings = true;
             continue;
         }
         if (match_valued(arg, "-x", argv, argc, &i, &value)) {

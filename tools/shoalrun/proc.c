@@ -47,7 +47,7 @@ static const char *const step_names[] = {
     [STEP_STDIO] = "dup2",
     [STEP_FD] = "fcntl",
     [STEP_ENV] = "setenv",
-    [STEP_BIND] = "sched_setaffinity (--bind-to core)",
+    [STEP_BIND] = "sched_setaffinity (pinning the PE to its CPU)",
 };
 
 typedef struct {
@@ -67,25 +67,6 @@ typedef struct {
 /* Kept for sr_proc_emergency_exit(), which runs where no job is at hand. */
 static sr_job_t *current_job;
 static struct rlimit original_nofile;
-/* --bind-to core: the CPUs shoalrun may run on, in order; PE i takes
- * bind_cpus[i % nbind_cpus]. */
-static int *bind_cpus;
-static int nbind_cpus;
-
-static int find_bind_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
-        sr_msg("--bind-to core: sched_getaffinity: %s; run with --bind-to none", strerror(errno));
-        return -1;
-    }
-    bind_cpus = sr_xmalloc((size_t)CPU_COUNT(&set) * sizeof(*bind_cpus));
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (CPU_ISSET(c, &set))
-            bind_cpus[nbind_cpus++] = c;
-    return 0;
-}
-
 static void close_fd(int *fd)
 {
     if (*fd >= 0)
@@ -149,10 +130,11 @@ child_exec(sr_job_t *job, sr_pe_t *pe, const child_fds_t *fds, pid_t launcher)
         setenv("SHOAL_JOB_ID", job->job_id, 1) != 0)
         child_fail(report, STEP_ENV);
 
-    if (job->opts->bind_core) {
+    int cpu = sr_bind_cpu(pe->rank);
+    if (cpu >= 0) {
         cpu_set_t one;
         CPU_ZERO(&one);
-        CPU_SET(bind_cpus[pe->rank % nbind_cpus], &one);
+        CPU_SET(cpu, &one);
         if (sched_setaffinity(0, sizeof(one), &one) != 0)
             child_fail(report, STEP_BIND);
     }
@@ -275,8 +257,10 @@ int sr_proc_start(sr_job_t *job)
         return 1;
     if (raise_fd_limit(job->npes) != 0)
         return 1;
-    if (job->opts->bind_core && find_bind_cpus() != 0)
+    if (sr_bind_plan(job->opts, job->npes) != 0)
         return 1;
+    if (job->opts->report_bindings)
+        sr_bind_report(job->npes);
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) {
         sr_msg("cannot open /dev/null: %s", strerror(errno));

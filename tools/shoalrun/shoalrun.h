@@ -27,12 +27,19 @@
 
 /* ---- options.c ------------------------------------------------------------ */
 
+typedef enum {
+    SR_BIND_AUTO, /* default: one PE per free CPU when they fit (bind.c) */
+    SR_BIND_CORE, /* --bind-to core: PE i runs on the i % n-th allowed CPU */
+    SR_BIND_NONE, /* --bind-to none */
+} sr_bind_t;
+
 typedef struct {
     int npes;
     bool tag_output;
     double timeout_s; /* 0: no time limit */
-    bool bind_core;   /* --bind-to core: PE i runs on the i % n-th allowed CPU */
-    char **argv;      /* the program and its arguments, NULL-terminated */
+    sr_bind_t bind;
+    bool report_bindings; /* --report-bindings: print each PE's CPUs at start */
+    char **argv;          /* the program and its arguments, NULL-terminated */
 } sr_options_t;
 
 /* Returns 0 to run the job, 1 when --help or --version was answered, and -1
@@ -159,6 +166,16 @@ void sr_job_end_by_pe(sr_job_t *job, const sr_pe_t *pe);
 /* Reaps and judges every PE that has exited (on SIGCHLD). */
 void sr_job_reap(sr_job_t *job);
 #define SR_CAUSE_WINDOW_S 0.5
+
+/* ---- bind.c --------------------------------------------------------------- */
+
+/* Chooses (and claims) the PEs' CPUs before any PE starts. 0, or -1 after
+ * printing why. */
+int sr_bind_plan(const sr_options_t *opts, int npes);
+/* The CPU PE `rank` is to be pinned to, or -1 for none. */
+int sr_bind_cpu(int rank);
+/* --report-bindings: one line per PE on stderr. */
+void sr_bind_report(int npes);
 
 /* ---- proc.c --------------------------------------------------------------- */
 
