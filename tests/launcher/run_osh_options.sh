@@ -27,7 +27,7 @@ for bind in core none; do
     echo "ok: --bind-to $bind at $np PEs (CPUs $cpus)"
 done
 # -x with an export of a variable that is already set passes it unchanged.
-SHT_X_VAR=kept timeout 60 "$shoalrun" -np "$np" -x SHT_X_VAR --timeout 50 \
+SHT_X_VAR=kept timeout 60 "$shoalrun" -np "$np" --bind-to none -x SHT_X_VAR --timeout 50 \
     "$prog" none "$cpus" kept >"$out" 2>"$err" || fail "-x SHT_X_VAR (set in the environment)"
 # Bad values are refused, naming the option.
 "$shoalrun" -np 1 --bind-to socket "$prog" >"$out" 2>"$err" && fail "--bind-to socket accepted"
