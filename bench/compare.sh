@@ -36,10 +36,15 @@ usage: bench/compare.sh [options]
   --quick           build and run everything once at tiny sizes, no timing claims
   --only SIDE       run one side only: shoal or oshmem (the limits always run)
   --coll-npes LIST  PE counts for the collectives (env COLL_NPES; default "2 4")
+  --progs LIST      run only these programs (comma-separated, e.g. pingpong,lat_barrier;
+                    default all); the limit probes always run
   --timeout S       seconds before one run is killed (default 180)
   --out FILE        results file (default bench/results/latest.md, quick.md with --quick)
   --workdir DIR     keep binaries and raw outputs in DIR (default: a temporary folder)
-  --shoal-bind      pin each Shoal PE to one CPU (bench/bind.sh), as oshrun binds its ranks
+  --shoal-launch L  how Shoal's PEs start: default (shoalrun as it is: one PE per
+                    free CPU when they fit), core (shoalrun --bind-to core), none
+                    (shoalrun --bind-to none), mpirun (Open MPI's mpirun, PMIx
+                    bootstrap; it binds ranks to cores at 2 PEs)
   --no-install      do not install missing packages (openmpi-bin libopenmpi-dev gnuplot-nox)
   -h, --help        this text
 EOF
@@ -53,12 +58,13 @@ OSHRUN=${OSHRUN:-oshrun}
 K=${K:-5}
 COLL_NPES=${COLL_NPES:-2 4}
 QUICK=0
+PROGS=""
 ONLY=""
 RUN_TIMEOUT=180
 OUT=""
 WORK=""
 INSTALL=1
-SHOAL_BIND=0
+SHOAL_LAUNCH=default
 
 INVOCATION="bench/compare.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
@@ -75,12 +81,15 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --workdir) WORK=$2; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
-    --shoal-bind) SHOAL_BIND=1; shift ;;
+    --shoal-launch) SHOAL_LAUNCH=$2; shift 2 ;;
+    --progs) PROGS=$2; shift 2 ;;
+    --shoal-bind) SHOAL_LAUNCH=core; shift ;; # the older spelling
     -h|--help) usage; exit 0 ;;
     *) echo "compare.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
     esac
 done
 
+case "$SHOAL_LAUNCH" in default|core|none|mpirun) ;; *) echo "compare.sh: --shoal-launch takes default, core, none or mpirun" >&2; exit 2 ;; esac
 case "$ONLY" in ""|shoal|oshmem) ;; *) echo "compare.sh: --only takes shoal or oshmem" >&2; exit 2 ;; esac
 case "$K" in ''|*[!0-9]*|0) echo "compare.sh: -k needs a positive integer" >&2; exit 2 ;; esac
 for n in $COLL_NPES; do
@@ -160,8 +169,11 @@ compiler_of() { if [ "$1" = shoal ]; then echo "$SHOALCC"; else echo "$OSHCC"; f
 launch_cmd() {
     case "$1" in
     shoal)
-        printf '%s\n' "$SHOALRUN" -n "$2" --timeout "$RUN_TIMEOUT"
-        [ "$SHOAL_BIND" = 0 ] || printf '%s\n' "$here/bind.sh"
+        case "$SHOAL_LAUNCH" in
+        default) printf '%s\n' "$SHOALRUN" -n "$2" --timeout "$RUN_TIMEOUT" ;;
+        core | none) printf '%s\n' "$SHOALRUN" -n "$2" --bind-to "$SHOAL_LAUNCH" --timeout "$RUN_TIMEOUT" ;;
+        mpirun) printf '%s\n' mpirun --allow-run-as-root --oversubscribe -np "$2" ;;
+        esac
         ;;
     oshmem) printf '%s\n' "$OSHRUN" "${OSHRUN_FLAGS[@]}" -np "$2" ;;
     limit) ;; # plain programs run as they are
@@ -270,6 +282,14 @@ for prog in lat_rma lat_amo pingpong bw_rma; do CONFIGS+=("$prog 2"); done
 for n in 2 4 8; do CONFIGS+=("lat_barrier $n"); done
 for n in $COLL_NPES; do CONFIGS+=("lat_coll $n"); done
 for n in 2 4 8; do CONFIGS+=("hello $n"); done
+if [ -n "$PROGS" ]; then
+    kept=()
+    for cfg in "${CONFIGS[@]}"; do
+        case ",$PROGS," in *",${cfg%% *},"*) kept+=("$cfg") ;; esac
+    done
+    [ ${#kept[@]} -gt 0 ] || { echo "compare.sh: --progs $PROGS names no program" >&2; exit 2; }
+    CONFIGS=("${kept[@]}")
+fi
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 echo "load before: $(loadavg)" >"$WORK/load.txt"

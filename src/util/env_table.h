@@ -50,8 +50,9 @@
     X(SHOAL_SYMMETRIC_GLOBALS, bool, symmetric_globals, "1",                                       \
       "Make the executable's global and static variables symmetric (remotely accessible).")        \
     X(SHOAL_WAIT_SPIN, uint, wait_spin, "512",                                                     \
-      "Polls a waiting PE spins before it starts to yield the CPU. When this host runs more "      \
-      "PEs than it has CPUs and the variable is unset, waits yield at once instead.")              \
+      "Polls a waiting PE spins before it starts to yield the CPU. Unset: waits yield at once "    \
+      "when this host's PEs outnumber the CPUs they may use together, and a wait stops "           \
+      "spinning when another PE of the host last waited on its CPU.")                              \
     X(SHOAL_WAIT_YIELD_US, uint, wait_yield_us, "2000",                                            \
       "Microseconds a waiting PE yields (sched_yield) before it starts to sleep between "          \
       "polls.")                                                                                    \
