@@ -2,8 +2,15 @@
 # for the install tree), a pkg-config file and a CMake package.
 include(CMakePackageConfigHelpers)
 
-function(shoal_make_wrapper name compiler_var default_compiler include_dir lib_dir out)
+# The OpenSHMEM version the headers declare, for the wrappers' --showme:version.
+file(STRINGS ${PROJECT_SOURCE_DIR}/include/shmem.h spec REGEX "^#define SHMEM_M(AJ|IN)OR_VERSION ")
+string(REGEX REPLACE ".*MAJOR_VERSION ([0-9]+).*MINOR_VERSION ([0-9]+).*" "\\1.\\2" SHOAL_SPEC_VERSION "${spec}")
+
+function(shoal_make_wrapper name language compiler_var default_compiler include_dir lib_dir out)
   set(NAME ${name})
+  set(LANGUAGE ${language})
+  set(VERSION ${PROJECT_VERSION})
+  set(SPEC_VERSION ${SHOAL_SPEC_VERSION})
   set(COMPILER_VAR ${compiler_var})
   set(DEFAULT_COMPILER ${default_compiler})
   set(INCLUDE_DIR ${include_dir})
@@ -25,8 +32,8 @@ foreach(kind build install)
     set(lib ${SHOAL_INSTALL_LIB})
     set(dir ${PROJECT_BINARY_DIR}/install-tools)
   endif()
-  shoal_make_wrapper(shoalcc CC ${CMAKE_C_COMPILER} ${inc} ${lib} ${dir}/shoalcc)
-  shoal_make_wrapper(shoalc++ CXX ${CMAKE_CXX_COMPILER} ${inc} ${lib} ${dir}/shoalc++)
+  shoal_make_wrapper(shoalcc C CC ${CMAKE_C_COMPILER} ${inc} ${lib} ${dir}/shoalcc)
+  shoal_make_wrapper(shoalc++ C++ CXX ${CMAKE_CXX_COMPILER} ${inc} ${lib} ${dir}/shoalc++)
 endforeach()
 install(PROGRAMS ${PROJECT_BINARY_DIR}/install-tools/shoalcc ${PROJECT_BINARY_DIR}/install-tools/shoalc++
   DESTINATION ${CMAKE_INSTALL_BINDIR})

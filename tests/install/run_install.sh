@@ -2,6 +2,8 @@
 # Installs Shoal to a temporary prefix and builds a program three ways a user
 # would: the installed shoalcc, pkg-config, and a CMake project with
 # find_package(Shoal). Each binary must run under the installed shoalrun.
+# The installed wrappers answer every --showme form with the installed
+# directories (run_showme.sh), also once the tree is moved.
 # Where the build has the Python package, the installed one must import from
 # the prefix and run under the installed shoalrun and its pytest plugin.
 # Usage: run_install.sh BUILD_DIR SOURCE_DIR ucx|no-ucx [PYTHON|no-python]
@@ -11,6 +13,10 @@ prefix=$(mktemp -d)
 trap 'rm -rf "$prefix"' EXIT
 cmake --install "$build" --prefix "$prefix" >/dev/null
 lib=$(ls -d "$prefix"/lib* | head -n 1)
+
+libdir=$(dirname "$(find "$prefix" -name libshoal.so | head -n 1)")
+"$src/tests/install/run_showme.sh" "$prefix/bin" "$(cd "$prefix" && pwd -P)/include" \
+    "$(cd "$libdir" && pwd -P)" "$src"
 
 "$prefix/bin/shoalcc" -O2 "$src/examples/counter.c" -o "$prefix/counter_cc"
 "$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc"
@@ -90,4 +96,13 @@ CM
 cmake -S "$prefix/proj" -B "$prefix/proj/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$prefix/proj/build" >/dev/null
 LD_LIBRARY_PATH="$lib" "$prefix/bin/shoalrun" -n 2 "$prefix/proj/build/hello"
+
+# A moved install tree: its wrappers name the new place.
+mv "$prefix" "$prefix.moved"
+prefix=$prefix.moved
+moved=$(cd "$prefix" && pwd -P)
+for w in shoalcc oshcc oshc++; do
+    out=$("$prefix/bin/$w" --showme:incdirs)
+    [ "$out" = "$moved/include" ] || { echo "FAIL: $w moved to $prefix: --showme:incdirs printed $out"; exit 1; }
+done
 echo "ok: installed shoalcc, pkg-config and find_package(Shoal) builds all run"
