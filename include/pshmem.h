@@ -28,10 +28,11 @@ extern "C" {
 #define SHMEM_FN(name) p##name
 #include <shmem/routines.h>
 #include <shmem/routines_x.h>
-#undef SHMEM_FN
 
 #ifdef __cplusplus
 }
+#include <shmem/complex_cxx.h>
 #endif
+#undef SHMEM_FN
 
 #endif

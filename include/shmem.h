@@ -103,11 +103,13 @@ typedef struct {
  * profiling interface's name-shifted twins (pshmem_init, ...). */
 #define SHMEM_FN(name) name
 #include <shmem/routines.h>
-#undef SHMEM_FN
 
 #ifdef __cplusplus
 }
+/* C++: the complex reductions also take double _Complex and float _Complex. */
+#include <shmem/complex_cxx.h>
 #endif
+#undef SHMEM_FN
 
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L &&           \
     !defined(SHOAL_BUILDING_LIBRARY)

@@ -87,7 +87,12 @@ typedef struct {
  * or test on one variable there faults). */
 
 /* A hint of shmem_malloc_with_hints: the block is in the device heap, on
- * the PE's default device. */
+ * the PE's default device. It counts only among defined hints: alone or
+ * with SHMEM_MALLOC_ATOMICS_REMOTE and SHMEM_MALLOC_SIGNAL_REMOTE. A hints
+ * word with any other bit set (~0L, all bits but one, a hint of a later
+ * OpenSHMEM) allocates on the host as shmem_malloc does, since a program
+ * that sets every bit has not asked for GPU memory and the spec says a hint
+ * the implementation cannot use gives shmem_malloc's memory. */
 #define SHMEMX_MALLOC_DEVICE (1L << 16)
 /* The `device` of shmemx_malloc_device that means "the PE's default":
  * SHOAL_DEVICE, else the PE's rank on its host modulo the number of GPUs. */

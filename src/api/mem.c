@@ -67,21 +67,31 @@ SHOAL_API_DEF(void, shmem_free)(void *ptr)
     shoal_free_collective(SHOAL_FN, ptr);
 }
 
+/* The hints Shoal defines: the standard ones and its own. */
+#define SHOAL_MALLOC_HINTS_DEFINED                                                                 \
+    (SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE | SHMEMX_MALLOC_DEVICE)
+
 SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
 {
     SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
-    /* SHMEMX_MALLOC_DEVICE asks for the device heap. Every other hint is
-     * satisfied by ordinary heap memory on one host; one this library does
-     * not know is treated like 0, as the spec allows. */
-    if (hints & SHMEMX_MALLOC_DEVICE)
+    /* SHMEMX_MALLOC_DEVICE asks for the device heap only among defined
+     * hints. A program that sets bits no hint defines (all bits, or all but
+     * one, as portable tests do) did not ask for Shoal's device memory; it
+     * gets what the spec promises for a hint an implementation cannot use:
+     * the memory shmem_malloc gives. The standard hints are satisfied by
+     * ordinary heap memory. */
+    const long unknown = hints & ~SHOAL_MALLOC_HINTS_DEFINED;
+    if ((hints & SHMEMX_MALLOC_DEVICE) && unknown == 0)
         return shoal_alloc_device_collective(SHOAL_FN, size, 0, SHOAL_DEVICE_DEFAULT);
     static atomic_int told;
-    if ((hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE)) &&
-        atomic_exchange(&told, 1) == 0)
+    if (unknown && atomic_exchange(&told, 1) == 0)
         SHOAL_INFO("shmem_malloc_with_hints: hints 0x%lx has bits Shoal does not know; "
-                   "allocating as shmem_malloc does (known hints: SHMEM_MALLOC_ATOMICS_REMOTE, "
+                   "allocating as shmem_malloc does%s (known hints: SHMEM_MALLOC_ATOMICS_REMOTE, "
                    "SHMEM_MALLOC_SIGNAL_REMOTE, SHMEMX_MALLOC_DEVICE); logged once",
-                   (unsigned long)hints);
+                   (unsigned long)hints,
+                   hints & SHMEMX_MALLOC_DEVICE
+                       ? ", on the host: SHMEMX_MALLOC_DEVICE counts only among known hints"
+                       : "");
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
 }
 

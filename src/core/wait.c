@@ -84,20 +84,56 @@ void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
         wait_one_slow(fn, ivar, dt, cmp, value);
 }
 
-/* Where this thread's next ANY scan starts: one past the index it returned
- * last. The spec requires that a series of calls eventually returns every
- * index that satisfies the condition; always starting at 0 would return the
- * lowest match forever. SOME returns every match, so it needs no rotation. */
-static _Thread_local size_t any_next;
+/* Where the next ANY scan of an ivars array starts: one past the index the
+ * last call on that array returned. The spec requires that a series of
+ * calls eventually returns every index that satisfies the condition;
+ * always starting at 0 would return the lowest match forever. The cursor
+ * belongs to the array (its address and length), not to the thread: with
+ * one cursor per thread, a program that polls two arrays in turn moves it
+ * past the first match of one array while scanning the other and can be
+ * sent back to the same match every time. A small table per thread keeps
+ * the cursors; a program polling more arrays at once than it holds gets a
+ * pseudo-random start on a miss, so every match still comes back with
+ * probability 1. SOME returns every match, so it needs no cursor. */
+#define ANY_CURSORS 8
 
-/* One pass over the set. For ALL: returns 1 when every included element
- * matches. For ANY: the first matching index at or after any_next (wrapping),
- * or SIZE_MAX. For SOME: the number of matches, written to indices. */
-static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, size_t *indices,
-                   const int *status, shoal_dtype_t dt, int cmp, uint64_t value, const char *values)
+typedef struct {
+    const void *ivars;
+    size_t nelems;
+    size_t next;
+} any_cursor_t;
+
+static _Thread_local any_cursor_t any_cursors[ANY_CURSORS];
+static _Thread_local unsigned any_victim; /* the slot a miss takes next */
+static _Thread_local uint64_t any_seed;   /* xorshift state for a miss's start */
+
+/* The common case, one array polled again and again, is a hit in the first
+ * slots of a table that fits in three cache lines. */
+static any_cursor_t *any_cursor(const void *ivars, size_t nelems)
+{
+    for (unsigned s = 0; s < ANY_CURSORS; s++)
+        if (any_cursors[s].ivars == ivars && any_cursors[s].nelems == nelems)
+            return &any_cursors[s];
+    any_cursor_t *c = &any_cursors[any_victim];
+    any_victim = (any_victim + 1) % ANY_CURSORS;
+    if (any_seed == 0)
+        any_seed = (uintptr_t)&any_seed | 1; /* differs per thread */
+    any_seed ^= any_seed << 13;
+    any_seed ^= any_seed >> 7;
+    any_seed ^= any_seed << 17;
+    *c = (any_cursor_t){.ivars = ivars, .nelems = nelems, .next = (size_t)(any_seed % nelems)};
+    return c;
+}
+
+/* One pass over the set, for ANY starting at index `first` and wrapping.
+ * For ALL: returns 1 when every included element matches. For ANY: the first
+ * matching index found, or SIZE_MAX. For SOME: the number of matches,
+ * written to indices. */
+static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, size_t first,
+                   size_t *indices, const int *status, shoal_dtype_t dt, int cmp, uint64_t value,
+                   const char *values)
 {
     size_t found = 0;
-    size_t first = mode == SHOAL_WAIT_ANY ? any_next % nelems : 0;
     for (size_t k = 0; k < nelems; k++) {
         size_t i = first + k < nelems ? first + k : first + k - nelems;
         if (status != NULL && status[i] != 0)
@@ -106,10 +142,8 @@ static size_t scan(shoal_wait_mode_t mode, const char *ivars, size_t nelems, siz
         int match = compare(cmp, dt, load_widened(ivars + i * dt.size, dt), v);
         if (mode == SHOAL_WAIT_ALL && !match)
             return 0;
-        if (mode == SHOAL_WAIT_ANY && match) {
-            any_next = i + 1;
+        if (mode == SHOAL_WAIT_ANY && match)
             return i;
-        }
         if (mode == SHOAL_WAIT_SOME && match)
             indices[found++] = i;
     }
@@ -143,10 +177,14 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
                                     .nelems = nelems,
                                     .status = status,
                                     .values = values};
+    any_cursor_t *cursor = mode == SHOAL_WAIT_ANY ? any_cursor(ivars, nelems) : NULL;
+    const size_t first = cursor ? cursor->next : 0;
     shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
     for (;;) {
-        size_t r = scan(mode, ivars, nelems, indices, status, dt, cmp, value, values);
+        size_t r = scan(mode, ivars, nelems, first, indices, status, dt, cmp, value, values);
         int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
+        if (cursor && done)
+            cursor->next = r + 1 < nelems ? r + 1 : 0;
         if (done || !block) {
             if (b.recorded)
                 shoal_hang_leave();

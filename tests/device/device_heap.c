@@ -85,6 +85,42 @@ int main(void)
     ring_check(a, N, 1);
     ring_check(b, 64, 2);
 
+    /* With the standard hints beside it, SHMEMX_MALLOC_DEVICE still asks for
+     * the device heap. Among bits no hint defines (every bit, all but one)
+     * it is no device request: those blocks are on the host heap, loaded
+     * and stored by the host, and the device heap does not change. */
+    size_t dev_used0, host_total, host_used0, host_used, largest;
+    shmemx_device_heap_info(&total, &dev_used0, &backed, &device);
+    long *e = shmem_malloc_with_hints(64 * sizeof(long), SHMEMX_MALLOC_DEVICE |
+                                                             SHMEM_MALLOC_ATOMICS_REMOTE |
+                                                             SHMEM_MALLOC_SIGNAL_REMOTE);
+    shmemx_device_heap_info(&total, &used, &backed, &device);
+    CHECK(e != NULL && used > dev_used0,
+          "SHMEMX_MALLOC_DEVICE with the standard hints: %p, device heap use %zu -> %zu", (void *)e,
+          dev_used0, used);
+    ring_check(e, 64, 9);
+    shmem_free(e);
+    const long words[2] = {~0L, ~0L & ~SHMEM_MALLOC_ATOMICS_REMOTE};
+    for (int h = 0; h < 2; h++) {
+        shmemx_device_heap_info(&total, &dev_used0, &backed, &device);
+        shmemx_heap_info(&host_total, &host_used0, &largest);
+        long *w = shmem_malloc_with_hints(64 * sizeof(long), words[h]);
+        shmemx_device_heap_info(&total, &used, &backed, &device);
+        shmemx_heap_info(&host_total, &host_used, &largest);
+        CHECK(w != NULL && used == dev_used0 && host_used > host_used0,
+              "hints 0x%lx: %p, device heap use %zu -> %zu, host heap use %zu -> %zu", words[h],
+              (void *)w, dev_used0, used, host_used0, host_used);
+        w[0] = -1; /* host memory: the host may store to it */
+        shmem_barrier_all();
+        long v = 700L * h + me;
+        shmem_long_put(&w[0], &v, 1, right);
+        shmem_barrier_all();
+        CHECK_VAL("all-bits-hint block put by the left PE", h, w[0],
+                  700L * h + (me + npes - 1) % npes);
+        shmem_barrier_all();
+        shmem_free(w);
+    }
+
     /* Strided: every second long of the right PE's block. */
     for (int i = 0; i < N; i++)
         src[i] = pattern(me, i, 3);

@@ -5,7 +5,9 @@
  * host RMA is still right after it. tests/device/run_device_errors.sh runs
  * it in each situation and checks the one message it gives.
  * argv[1]: the device ordinal to ask for (default: SHMEMX_DEVICE_DEFAULT,
- * and then a shmem_malloc_with_hints(SHMEMX_MALLOC_DEVICE) as well).
+ * and then a shmem_malloc_with_hints(SHMEMX_MALLOC_DEVICE) as well, and
+ * shmem_malloc_with_hints with every hint bit set, or all but one, which
+ * must give host memory).
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -28,6 +30,22 @@ int main(int argc, char **argv)
     if (argc <= 1) { /* a named device may exist; the default one may work */
         d = shmem_malloc_with_hints(1 << 20, SHMEMX_MALLOC_DEVICE);
         CHECK(d == NULL, "shmem_malloc_with_hints(SHMEMX_MALLOC_DEVICE) returned %p", d);
+    }
+    if (argc <= 1) {
+        /* SHMEMX_MALLOC_DEVICE among bits no hint defines (all bits, all but
+         * one) is no device request: host memory, without a message. */
+        const long words[2] = {~0L, ~0L & ~SHMEM_MALLOC_ATOMICS_REMOTE};
+        for (int h = 0; h < 2; h++) {
+            long *p = shmem_malloc_with_hints(64 * sizeof(long), words[h]);
+            CHECK(p != NULL, "shmem_malloc_with_hints(0x%lx) returned NULL", words[h]);
+            long v = 500L * h + me;
+            shmem_long_put(&p[0], &v, 1, right);
+            shmem_barrier_all();
+            CHECK_VAL("all-bits-hint block put by the left PE", h, p[0], 500L * h + left);
+            CHECK_VAL("all-bits-hint block got from the right PE", h, shmem_long_g(&p[0], right),
+                      500L * h + me);
+            shmem_free(p);
+        }
     }
     if (argc <= 1) { /* the device view for kernels fails the same way, on every PE */
         shmemx_dev_t view;
