@@ -79,5 +79,46 @@ grep -qxF "shoalrun: cannot run '$name-none': not found in PATH or in the curren
     fail "a program found nowhere: no message"
 echo "ok: program lookup"
 
+# --host/--hostfile without a cluster: a local stand-in agent runs each
+# "host" here (the PEs are not Shoal programs, so no store is needed).
+printf '#!/bin/sh\nshift\nexec sh -c "$*"\n' >"$tmp/agent"
+chmod 755 "$tmp/agent"
+show='echo "pe $SHOAL_RANK of $SHOAL_NPES at $SHOAL_STORE"'
+timeout 60 "$shoalrun" -t --launch-agent "$tmp/agent" -H localhost:2,127.0.0.1 \
+    sh -c "$show" >"$out" 2>"$err" || fail "-H localhost:2,127.0.0.1: exit status $?"
+for r in 0 1 2; do
+    grep -qE "^\[PE $r\] pe $r of 3 at localhost:[0-9]+\$" "$out" || fail "-H: no line of PE $r"
+done
+[ "$(sed 's/.* at //' "$out" | sort -u | wc -l)" -eq 1 ] || fail "-H: PEs got different stores"
+printf 'localhost slots=2\n' >"$tmp/hosts"
+timeout 60 "$shoalrun" --mca plm_rsh_agent "$tmp/agent" --hostfile "$tmp/hosts" \
+    sh -c 'exit $((SHOAL_RANK == 1 ? 3 : 0))' >"$out" 2>"$err"
+rc=$?
+[ $rc -eq 3 ] || fail "--hostfile, PE 1 exits 3: exit status $rc"
+grep -qE "^shoalrun@localhost: PE 1 \(pid [0-9]+\) exited with status 3" "$err" ||
+    fail "--hostfile: PE 1 not named"
+grep -qxF "shoalrun: host localhost (PEs 0-1) ended with status 3" "$err" ||
+    fail "--hostfile: the host not named"
+timeout 60 "$shoalrun" --launch-agent "$tmp/no-agent" -H localhost true >"$out" 2>"$err"
+rc=$?
+[ $rc -eq 127 ] || fail "a missing launch agent: exit status $rc, expected 127"
+grep -qF "shoalrun: cannot run the launch agent '$tmp/no-agent': No such file or directory" \
+    "$err" || fail "a missing launch agent: no message"
+grep -qF "shoalrun: host localhost (PE 0) ended with status 127 before its shoalrun reported" \
+    "$err" || fail "a missing launch agent: the host not named"
+echo "ok: --host and --hostfile through a local agent"
+
+# Placement and host lists refused with the option named.
+refused "--host expects HOST[:SLOTS],... (SLOTS from 1 to 4096), got 'b:0' in 'a,b:0'" \
+    --host a,b:0
+refused "-n 3 is more than the 2 slots of the 2 hosts; name more slots (HOST:SLOTS, slots=N) or give --oversubscribe" \
+    -n 3 --host a,b
+refused "-n 5 is more than -N 2 PEs on each of 2 hosts" -n 5 -N 2 --host a,b
+printf 'a slots=2\nb slot=2\n' >"$tmp/bad"
+refused "--hostfile $tmp/bad line 2: expected 'HOST [slots=N]' (N from 1 to 4096)" \
+    --hostfile "$tmp/bad"
+refused "--hostfile $tmp/none: cannot open it: No such file or directory" --hostfile "$tmp/none"
+echo "ok: host lists refused"
+
 [ $failures -eq 0 ] || exit 1
 echo "all oshrun/mpirun compatibility checks passed"

@@ -46,7 +46,7 @@ common=(--launch-agent "$here/rsh_agent.sh" -x UCX_TLS=tcp -x UCX_NET_DEVICES=sh
 check_key() {
     local pid key p hits=0
     for ((i = 0; i < 200; i++)); do
-        [ "$(grep -c '^ready PE' "$out")" -ge "$1" ] && break
+        [ "$(grep -c 'ready PE' "$out")" -ge "$1" ] && break
         sleep 0.05
     done
     pid=$(pgrep -f "^$prog ring" | head -n 1)
@@ -54,7 +54,7 @@ check_key() {
     key=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^SHOAL_JOB_KEY=//p')
     [ ${#key} -eq 64 ] || { fail "no 64-digit SHOAL_JOB_KEY in a PE's environment"; return; }
     for p in /proc/[0-9]*; do
-        tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$key" && {
+        { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$key" && {
             hits=$((hits + 1))
             echo "key in the command line of ${p#/proc/}: $(tr '\0' ' ' <"$p/cmdline")"
         }
