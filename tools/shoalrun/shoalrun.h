@@ -4,7 +4,10 @@
  * and signals the PEs, server.c serves their bootstrap requests with the
  * config store's logic (bootstrap/store/logic.c, the same protocol as the
  * config store, over each PE's socketpair), forward.c carries their
- * standard streams, and options.c reads the command line.
+ * standard streams, and options.c reads the command line. Across hosts
+ * (--host, --hostfile) hosts.c places the PEs, remote.c runs shoalrun on
+ * each host through the launch agent, and there part.c makes it run its
+ * share of the PEs with the config store's bootstrap instead of server.c.
  */
 #ifndef SHOALRUN_H
 #define SHOALRUN_H
