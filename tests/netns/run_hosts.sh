@@ -7,7 +7,8 @@
 #     process's command line;
 #   - a PE on host 1 exiting with status 3 ends the job with status 3,
 #     naming the PE and the host;
-#   - SIGINT to shoalrun ends the job on both hosts with status 130;
+#   - SIGINT to shoalrun ends the job on both hosts with status 130, and
+#     --timeout with 124 after each host's hang reports;
 #   - afterwards no process of the job is left, in or out of the namespaces.
 # Exit 77 (skipped) where namespaces cannot be made.
 # Usage: run_hosts.sh SHOALRUN HOSTS_PROG
@@ -82,7 +83,7 @@ ring_job() {
     if [ "$np" -eq 4 ]; then
         grep -q "^\[PE 1\] PE 1 of 4: netns $ns0 " "$out" || fail "$*: PE 1 not on PE 0's host"
     fi
-    pgrep -af "$mark" && fail "$*: processes left behind"
+    if pgrep -af "$mark"; then fail "$*: processes left behind"; fi
 }
 
 ring_job 2 --host 10.77.0.1,10.77.0.2 && echo "ok: --host 10.77.0.1,10.77.0.2 (2 x 1)"
@@ -100,7 +101,7 @@ grep -qE "^shoalrun@10\.77\.0\.2: PE 1 \(pid [0-9]+\) exited with status 3" "$er
 grep -qE "^shoalrun: host 10\.77\.0\.2 \(PE 1\) ended with status 3" "$err" ||
     grep -qE "^shoalrun: host 10\.77\.0\.2 \(PE 1\) ended with status 3, the likely cause" "$err" ||
     fail "exit3: host 10.77.0.2 not named with status 3"
-pgrep -af "$mark" && fail "exit3: processes left behind"
+if pgrep -af "$mark"; then fail "exit3: processes left behind"; fi
 echo "ok: a remote PE's status 3 ends the job with 3"
 
 # SIGINT to shoalrun ends both hosts.
@@ -115,8 +116,18 @@ wait $pid
 rc=$?
 [ $rc -eq 130 ] || fail "SIGINT: exit status $rc, expected 130"
 grep -q "^shoalrun: received SIGINT; ending the job on every host" "$err" || fail "SIGINT: no message"
-pgrep -af "$mark" && fail "SIGINT: processes left behind"
+if pgrep -af "$mark"; then fail "SIGINT: processes left behind"; fi
 echo "ok: SIGINT ends every host"
+
+# --timeout: every host asked for hang reports, then status 124.
+"$shoalrun" "${common[@]:0:8}" --timeout 4 --host 10.77.0.1,10.77.0.2 "$prog" ring 60 "$mark" \
+    >"$out" 2>"$err"
+rc=$?
+[ $rc -eq 124 ] || fail "--timeout 4: exit status $rc, expected 124"
+[ "$(grep -c '^shoalrun@10\.77\.0\.[12]: timeout after 4 s; PEs still running' "$err")" -eq 2 ] ||
+    fail "--timeout 4: not both hosts ended by the timeout"
+if pgrep -af "$mark"; then fail "--timeout: processes left behind"; fi
+echo "ok: --timeout ends every host with 124"
 
 for k in 0 1; do
     [ -z "$(ip netns pids "$name-h$k")" ] || fail "processes left in $name-h$k"

@@ -292,10 +292,11 @@ static void on_control(sr_job_t *job)
         if (c == SR_CTL_SIGNAL) {
             on_signal(job, sig);
         } else if (c == SR_CTL_HANG) {
-            on_signal(job, SHOAL_HANG_SIGNAL);
+            sr_msg("asking the PEs for their hang reports (%d processes)", sr_hang_ask(job));
         } else if (c == SR_CTL_TIMEOUT) {
-            if (job->deadline == 0 || job->deadline > sr_now())
-                job->deadline = sr_now();
+            /* The launcher asked for the reports SR_HANG_GRACE_S ago: end now. */
+            job->deadline = sr_now();
+            job->hang_asked_at = job->deadline - SR_HANG_GRACE_S;
         } else if (c == SR_CTL_EOF) {
             sr_job_end(job, 128 + SIGHUP, SIGTERM, SR_SIGNAL_GRACE_S,
                        "the launching shoalrun is gone (its channel closed); ending the PEs");

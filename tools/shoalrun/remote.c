@@ -17,7 +17,9 @@
  * with status 1 on every host when a PE leaves it early, so a status-1 host
  * may only be the echo of another host's failure: a host that ends with
  * another status shortly after is named as the cause and decides instead.
- * --timeout, SIGINT, SIGTERM and SIGHUP are passed to every host; an agent
+ * At --timeout every host is asked for its PEs' hang reports and, after
+ * SR_HANG_GRACE_S, told to end them (status 124). SIGINT, SIGTERM and SIGHUP
+ * are passed to every host; an agent
  * still running SR_REMOTE_GRACE_S after that is killed (its process group),
  * and its host's shoalrun sees its channel close and ends its PEs.
  */
@@ -66,6 +68,7 @@ typedef struct {
     char *cwd;
     int port; /* the store's; 0 until PE 0's host reported it */
     double deadline;
+    double timeout_asked_at; /* the time was up: when the hosts were asked for reports */
     bool ending;
     int exit_status;
     double end_at, kill_at;
@@ -394,10 +397,18 @@ static void on_deadlines(launch_t *L)
 {
     double now = sr_now();
 
-    if (!L->ending && L->deadline > 0 && now >= L->deadline)
-        end_job(L, 124, "timeout\n", SR_HANG_GRACE_S + SR_FAILURE_GRACE_S,
-                "timeout after %g s; asking every host's PEs for their hang reports",
-                L->opts->timeout_s);
+    /* First every host's PEs say where they are, while every PE still runs
+     * (a host that ended its PEs first would make the store end the rest);
+     * SR_HANG_GRACE_S later every host ends its PEs. */
+    if (!L->ending && L->deadline > 0 && now >= L->deadline && L->timeout_asked_at == 0) {
+        sr_msg("timeout after %g s; asking every host's PEs for their hang reports",
+               L->opts->timeout_s);
+        tell_all(L, "hang\n");
+        L->timeout_asked_at = now;
+    }
+    if (!L->ending && L->timeout_asked_at > 0 && now >= L->timeout_asked_at + SR_HANG_GRACE_S)
+        end_job(L, 124, "timeout\n", SR_FAILURE_GRACE_S,
+                "timeout after %g s; ending the job on every host", L->opts->timeout_s);
     if (L->ending && L->kill_at > 0 && now >= L->kill_at) {
         sr_msg("hosts still running %g s after they were told to end; killing their agents",
                now - L->end_at);
@@ -409,7 +420,9 @@ static void on_deadlines(launch_t *L)
 static int poll_timeout_ms(const launch_t *L)
 {
     double next;
-    if (!L->ending && L->deadline > 0)
+    if (!L->ending && L->timeout_asked_at > 0)
+        next = L->timeout_asked_at + SR_HANG_GRACE_S;
+    else if (!L->ending && L->deadline > 0)
         next = L->deadline;
     else if (L->ending && L->kill_at > 0)
         next = L->kill_at;
