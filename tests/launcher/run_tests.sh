@@ -247,7 +247,7 @@ exec-fail)
     expect_shoalrun_lines 1
     run -n "$NP" "no-such-program-$MARK"
     expect_rc 127
-    expect_line "$TMP/err" "shoalrun: cannot run 'no-such-program-$MARK': No such file or directory"
+    expect_line "$TMP/err" "shoalrun: cannot run 'no-such-program-$MARK': not found in PATH or in the current folder"
     printf '#!/bin/sh\n' >"$TMP/notexec"
     chmod 644 "$TMP/notexec"
     if [ "$(id -u)" -ne 0 ] || ! "$TMP/notexec" 2>/dev/null; then

@@ -17,7 +17,7 @@
 #include "bootstrap/launcher_report.h"
 #include "shoalrun.h"
 
-static bool *reported; /* [npes]: a report ended since the last request */
+static bool *reported; /* [global rank]: a report ended since the last request */
 static int reported_npes;
 
 /* Whether process `pid` is in process group `pgid` and catches `sig`. */
@@ -52,10 +52,10 @@ static bool catches_in_group(long pid, pid_t pgid, int sig)
 
 int sr_hang_ask(sr_job_t *job)
 {
-    if (reported_npes != job->npes) {
+    if (reported_npes != job->global_npes) {
         free(reported);
-        reported = calloc((size_t)job->npes, sizeof(*reported));
-        reported_npes = reported ? job->npes : 0;
+        reported = calloc((size_t)job->global_npes, sizeof(*reported));
+        reported_npes = reported ? job->global_npes : 0;
     }
     for (int r = 0; r < reported_npes; r++)
         reported[r] = false;
@@ -93,8 +93,13 @@ void sr_hang_note_line(const char *line, size_t len)
 
 bool sr_hang_all_reported(const sr_job_t *job)
 {
-    for (int r = 0; r < job->npes; r++)
-        if (job->pes[r].running && job->pes[r].in_shmem && (r >= reported_npes || !reported[r]))
+    for (int r = 0; r < job->npes; r++) {
+        const sr_pe_t *pe = &job->pes[r];
+        /* A host's part of a job does not hear whether a PE is in Shoal: it
+         * waits for every PE (up to SR_HANG_GRACE_S). */
+        bool in_shmem = pe->in_shmem || job->part != NULL;
+        if (pe->running && in_shmem && (pe->rank >= reported_npes || !reported[pe->rank]))
             return false;
+    }
     return true;
 }

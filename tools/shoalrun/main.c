@@ -43,6 +43,7 @@ typedef enum {
     SRC_SOCKET,
     SRC_STDOUT,
     SRC_STDERR,
+    SRC_CONTROL, /* a host's part of a job: the launcher's control lines */
 } source_t;
 
 typedef struct {
@@ -207,8 +208,8 @@ static void on_deadlines(sr_job_t *job)
 {
     double now = sr_now();
 
-    if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0 &&
-        now >= job->start_time + job->opts->timeout_s && job->hang_asked_at == 0) {
+    if (job->state == SR_JOB_RUNNING && job->deadline > 0 && now >= job->deadline &&
+        job->hang_asked_at == 0) {
         /* First the PEs still in Shoal say where they are (hang.c). */
         int asked = sr_hang_ask(job);
         job->hang_asked_at = asked > 0 ? now : now - SR_HANG_GRACE_S; /* none: end now */
@@ -223,7 +224,8 @@ static void on_deadlines(sr_job_t *job)
         size_t len = 0;
         for (int r = 0; r < job->npes; r++)
             if (job->pes[r].running)
-                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? " " : "", r);
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? " " : "",
+                                        job->pes[r].rank);
         sr_job_end(job, 124, SIGTERM, SR_FAILURE_GRACE_S,
                    "timeout after %g s; PEs still running: %s", job->opts->timeout_s, list);
     }
@@ -240,8 +242,8 @@ static int poll_timeout_ms(const sr_job_t *job)
 
     if (job->state == SR_JOB_RUNNING && job->hang_asked_at > 0)
         next = sr_hang_all_reported(job) ? sr_now() : job->hang_asked_at + SR_HANG_GRACE_S;
-    else if (job->state == SR_JOB_RUNNING && job->opts->timeout_s > 0)
-        next = job->start_time + job->opts->timeout_s;
+    else if (job->state == SR_JOB_RUNNING && job->deadline > 0)
+        next = job->deadline;
     else if (job->state == SR_JOB_ENDING && job->kill_at > 0)
         next = job->kill_at;
     else
@@ -262,6 +264,8 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
 {
     set->count = 0;
     poll_add(set, sigfd, POLLIN, SRC_SIGNAL, -1);
+    if (job->part != NULL && job->part->ctl_fd >= 0)
+        poll_add(set, job->part->ctl_fd, POLLIN, SRC_CONTROL, -1);
     if (sr_stdin_wants_input(&job->in))
         poll_add(set, job->in.src, POLLIN, SRC_STDIN, 0);
     if (sr_stdin_wants_output(&job->in))
@@ -278,6 +282,29 @@ static void build_poll_set(sr_job_t *job, int sigfd, poll_set_t *set)
     }
 }
 
+/* A host's part of a job: acts on what the launching shoalrun says. */
+static void on_control(sr_job_t *job)
+{
+    sr_control_t c;
+    int sig = 0;
+
+    while ((c = sr_part_control(job->part, &sig)) != SR_CTL_NONE) {
+        if (c == SR_CTL_SIGNAL) {
+            on_signal(job, sig);
+        } else if (c == SR_CTL_HANG) {
+            sr_msg("asking the PEs for their hang reports (%d processes)", sr_hang_ask(job));
+        } else if (c == SR_CTL_TIMEOUT) {
+            /* The launcher asked for the reports SR_HANG_GRACE_S ago: end now. */
+            job->deadline = sr_now();
+            job->hang_asked_at = job->deadline - SR_HANG_GRACE_S;
+        } else if (c == SR_CTL_EOF) {
+            sr_job_end(job, 128 + SIGHUP, SIGTERM, SR_SIGNAL_GRACE_S,
+                       "the launching shoalrun is gone (its channel closed); ending the PEs");
+            return;
+        }
+    }
+}
+
 /* Handles one ready fd. Earlier handlers in the same round may have closed
  * it (a PE's exit drains and closes its fds), hence the checks. */
 static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t source, int rank)
@@ -287,6 +314,9 @@ static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t 
     switch (source) {
     case SRC_SIGNAL:
         on_signalfd(job, sigfd);
+        break;
+    case SRC_CONTROL:
+        on_control(job);
         break;
     case SRC_STDIN:
         if (sr_stdin_wants_input(&job->in))
@@ -314,7 +344,7 @@ static void dispatch(sr_job_t *job, int sigfd, const struct pollfd *p, source_t 
 
 static void run(sr_job_t *job, int sigfd)
 {
-    size_t max = 3 + 3 * (size_t)job->npes;
+    size_t max = 4 + 3 * (size_t)job->npes;
     poll_set_t set = {
         .fds = sr_xmalloc(max * sizeof(*set.fds)),
         .source = sr_xmalloc(max * sizeof(*set.source)),
@@ -361,7 +391,22 @@ int main(int argc, char **argv)
     status = sr_options_parse(&opts, argc, argv);
     if (status != 0)
         return status > 0 ? 0 : 2;
+    status = sr_options_find_program(&opts);
+    if (status != 0)
+        return status;
     open_standard_fds();
+    sr_host_t *hosts = NULL;
+    int nhosts = 0;
+    if ((opts.host_list != NULL || opts.hostfile != NULL) &&
+        sr_hosts_load(&opts, &hosts, &nhosts) != 0)
+        return 2;
+    static sr_part_t part;
+    if (opts.host_part != NULL) {
+        if (sr_part_setup(&part, opts.host_part) != 0)
+            return 1;
+        job.part = &part;
+        opts.npes = part.npes;
+    }
 
     /* Writes to a PE or to our reader that went away fail with EPIPE instead
      * of killing us; reading a terminal in the background gives EIO. */
@@ -380,17 +425,24 @@ int main(int argc, char **argv)
         sr_msg("signalfd: %s", strerror(errno));
         return 1;
     }
+    if (hosts != NULL)
+        return sr_remote_run(&opts, hosts, nhosts, sigfd, &job.child_sigmask);
 
     job.opts = &opts;
     job.npes = opts.npes;
+    job.global_npes = job.part ? job.part->global_npes : opts.npes;
+    int first_rank = job.part ? job.part->first_rank : 0;
     job.pes = sr_xmalloc((size_t)job.npes * sizeof(*job.pes));
     for (int r = 0; r < job.npes; r++) {
-        job.pes[r] = (sr_pe_t){.rank = r, .sock = -1};
-        sr_stream_init(&job.pes[r].out_stream, -1, STDOUT_FILENO, r, false);
-        sr_stream_init(&job.pes[r].err_stream, -1, STDERR_FILENO, r, false);
+        job.pes[r] = (sr_pe_t){.rank = first_rank + r, .sock = -1};
+        sr_stream_init(&job.pes[r].out_stream, -1, STDOUT_FILENO, first_rank + r, false);
+        sr_stream_init(&job.pes[r].err_stream, -1, STDERR_FILENO, first_rank + r, false);
     }
     sr_stdin_init(&job.in, -1);
     job.start_time = sr_now();
+    /* A host's part ends at the launcher's word, which keeps the job's clock. */
+    if (opts.timeout_s > 0 && job.part == NULL)
+        job.deadline = job.start_time + opts.timeout_s;
 
     status = sr_proc_start(&job);
     if (status != 0)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "shoalrun.h"
 #include "util/env.h"
@@ -24,38 +26,54 @@ static void print_usage(FILE *f)
 {
     fprintf(f,
             "Usage: shoalrun [options] program [args...]\n"
-            "Starts a Shoal OpenSHMEM job of N PEs on this host.\n"
+            "Starts a Shoal OpenSHMEM job of N PEs on this host, or on the hosts named\n"
+            "by --host or --hostfile.\n"
             "\n"
-            "  -n, -np, --npes N  number of PEs, 1 to %d (default %d)\n"
+            "  -n, -np, --npes N  number of PEs, 1 to %d (default: %d on this host; one\n"
+            "                     per slot with --host or --hostfile)\n"
+            "  -N, --npernode N   PEs per host (on this host alone: N PEs)\n"
+            "  -H, --host H1[:SLOTS],H2...  run on these hosts (SLOTS PEs each, default 1)\n"
+            "  --hostfile FILE    run on the hosts of FILE: 'HOST [slots=N]' a line, '#'\n"
+            "                     starts a comment\n"
+            "  --launch-agent CMD how to run a command on a host: CMD HOST COMMAND\n"
+            "                     (default ssh; also --mca plm_rsh_agent CMD)\n"
+            "  --oversubscribe    allow more PEs than slots\n"
             "  -t, --tag-output   prefix every output line with \"[PE n] \"\n"
             "  --timeout S        end the job after S seconds (fractions allowed; 0: no\n"
             "                     limit) and exit with status 124, after every PE still\n"
             "                     in Shoal printed its hang report; the default comes\n"
             "                     from SHOAL_TIMEOUT, else there is no limit\n"
-            "  -x VAR[=VALUE]     set VAR for the PEs (without a value: passed as it is;\n"
-            "                     the PEs get shoalrun's whole environment anyway)\n"
+            "  -x VAR[=VALUE]     set VAR for the PEs (without a value: as it is here);\n"
+            "                     the PEs on this host get shoalrun's whole environment\n"
+            "                     anyway, those on other hosts what -x names\n"
             "  --bind-to core|none  core: pin PE i to the (i mod n)-th of the n CPUs\n"
             "                     shoalrun may run on; none: no pinning. Default: when\n"
             "                     the PEs fit on the CPUs shoalrun may use that no other\n"
             "                     job holds, PE i is pinned to the i-th of them; else none\n"
             "  --report-bindings  print each PE's CPUs (and why it is not pinned) at start\n"
-            "  --oversubscribe, --allow-run-as-root, --map-by X\n"
+            "  --mca KEY VALUE, --allow-run-as-root, --map-by X\n"
             "                     accepted for mpirun/oshrun scripts; no effect here\n"
             "  -h, --help         show this help\n"
             "  -V, --version      show the version\n"
             "  --                 end of options\n"
             "\n"
-            "PE 0 reads shoalrun's standard input; the other PEs read /dev/null.\n"
+            "A program name without '/' is looked up in PATH, then in the current folder.\n"
+            "On more than one host, PEs are placed block-wise (the first host's slots\n"
+            "first), each host runs shoalrun through the agent in the same folder, and\n"
+            "the PEs join through the config store (TLS, a fresh job key per job).\n"
+            "PE 0 reads shoalrun's standard input (on one host; with --host or\n"
+            "--hostfile every PE reads /dev/null); the other PEs read /dev/null.\n"
             "SIGUSR1 to shoalrun makes every PE print where it is blocked (its hang\n"
             "report, docs/debugging.md); the job goes on.\n"
             "The exit status is 0 when every PE exits with 0; 128+n when a PE was\n"
             "killed by signal n; a failing PE's status; the status given to\n"
             "shmem_global_exit; 124 on timeout; 126 or 127 when the program cannot\n"
-            "be run.\n",
+            "be run; a launch agent's status when it fails to run shoalrun on a host.\n",
             SR_MAX_NPES, SR_DEFAULT_NPES);
 }
 
-static int parse_npes(const char *opt, const char *text, int *npes_p)
+/* A count of PEs: `what` says which ("PEs", "PEs per host"). */
+static int parse_count(const char *opt, const char *what, const char *text, int *count_p)
 {
     char *end;
     long v;
@@ -63,12 +81,58 @@ static int parse_npes(const char *opt, const char *text, int *npes_p)
     errno = 0;
     v = (text && isdigit((unsigned char)text[0])) ? strtol(text, &end, 10) : -1;
     if (v < 1 || v > SR_MAX_NPES || errno != 0 || *end != '\0') {
-        sr_msg("%s expects a number of PEs from 1 to %d, got '%s'", opt, SR_MAX_NPES,
+        sr_msg("%s expects a number of %s from 1 to %d, got '%s'", opt, what, SR_MAX_NPES,
                text ? text : "");
         return -1;
     }
-    *npes_p = (int)v;
+    *count_p = (int)v;
     return 0;
+}
+
+/* --mca KEY VALUE: Open MPI's settings. The one with a Shoal counterpart is
+ * mapped; the others are noted and dropped. */
+static int parse_mca(sr_options_t *opts, const char *opt, const char *key, const char *value)
+{
+    if (key == NULL || value == NULL || key[0] == '\0') {
+        sr_msg("%s expects a KEY and a VALUE, got '%s'", opt, key ? key : "");
+        return -1;
+    }
+    if (strcmp(key, "plm_rsh_agent") == 0 || strcmp(key, "orte_rsh_agent") == 0) {
+        if (value[0] == '\0') {
+            sr_msg("%s %s expects a command, got ''", opt, key);
+            return -1;
+        }
+        opts->launch_agent = value;
+        return 0;
+    }
+    sr_msg("note: %s %s %s has no effect (Shoal has no MCA parameters; its settings are the "
+           "SHOAL_* variables, see shoal-info)",
+           opt, key, value);
+    return 0;
+}
+
+/* Appends a --host value to the list. */
+static void add_hosts(sr_options_t *opts, const char *value)
+{
+    size_t old = opts->host_list ? strlen(opts->host_list) : 0;
+    opts->host_list = sr_xrealloc(opts->host_list, old + strlen(value) + 2);
+    snprintf(opts->host_list + old, strlen(value) + 2, "%s%s", old ? "," : "", value);
+}
+
+/* Remembers a -x for the shoalrun of each host of a multi-host job. */
+static void add_export(sr_options_t *opts, const char *value)
+{
+    const char *text = value;
+    if (strchr(value, '=') == NULL) {
+        const char *v = getenv(value);
+        if (v == NULL)
+            return; /* unset here: nothing to pass */
+        char *both = sr_xmalloc(strlen(value) + strlen(v) + 2);
+        sprintf(both, "%s=%s", value, v);
+        text = both;
+    }
+    opts->exports = sr_xrealloc(opts->exports, (size_t)(opts->nexports + 1) * sizeof(char *));
+    opts->exports[opts->nexports++] = text;
 }
 
 static int parse_seconds(const char *what, const char *text, double *seconds_p)
@@ -141,13 +205,63 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
                 break;
             }
         if (npes_opt != NULL) {
-            if (parse_npes(npes_opt, value, &opts->npes) != 0)
+            if (parse_count(npes_opt, "PEs", value, &opts->npes) != 0)
+                return -1;
+            opts->npes_given = true;
+            continue;
+        }
+        if (match_valued(arg, "-N", argv, argc, &i, &value) ||
+            match_valued(arg, "--npernode", argv, argc, &i, &value)) {
+            if (parse_count(arg[1] == 'N' ? "-N" : "--npernode", "PEs per host", value,
+                            &opts->npernode) != 0)
                 return -1;
             continue;
         }
+        if (match_valued(arg, "-H", argv, argc, &i, &value) ||
+            match_valued(arg, "--host", argv, argc, &i, &value)) {
+            if (value == NULL || value[0] == '\0') {
+                sr_msg("%s expects a list of hosts such as node0,node1:2",
+                       arg[1] == 'H' ? "-H" : "--host");
+                return -1;
+            }
+            add_hosts(opts, value);
+            continue;
+        }
+        if (match_valued(arg, "--hostfile", argv, argc, &i, &value)) {
+            if (value == NULL || value[0] == '\0') {
+                sr_msg("--hostfile expects the name of a file");
+                return -1;
+            }
+            opts->hostfile = value;
+            continue;
+        }
+        if (match_valued(arg, "--launch-agent", argv, argc, &i, &value)) {
+            if (value == NULL || value[0] == '\0') {
+                sr_msg("--launch-agent expects a command such as ssh, got ''");
+                return -1;
+            }
+            opts->launch_agent = value;
+            continue;
+        }
+        if (strcmp(arg, "--mca") == 0 || strcmp(arg, "-mca") == 0) {
+            const char *key = i + 1 < argc ? argv[i + 1] : NULL;
+            const char *val = i + 2 < argc ? argv[i + 2] : NULL;
+            if (parse_mca(opts, arg, key, val) != 0)
+                return -1;
+            i += 2;
+            continue;
+        }
+        if (match_valued(arg, SR_HOST_PART_OPTION, argv, argc, &i, &value)) {
+            opts->host_part = value ? value : "";
+            continue;
+        }
         /* The oshrun/mpirun options that one-host build and test scripts pass. */
-        if (strcmp(arg, "--oversubscribe") == 0 || strcmp(arg, "--allow-run-as-root") == 0) {
-            sr_msg("note: %s has no effect (every PE runs on this host, as any user)", arg);
+        if (strcmp(arg, "--oversubscribe") == 0) {
+            opts->oversubscribe = true;
+            continue;
+        }
+        if (strcmp(arg, "--allow-run-as-root") == 0) {
+            sr_msg("note: %s has no effect (Shoal runs as any user)", arg);
             continue;
         }
         if (match_valued(arg, "--map-by", argv, argc, &i, &value)) {
@@ -155,7 +269,7 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
                 sr_msg("--map-by expects a value such as core or slot");
                 return -1;
             }
-            sr_msg("note: --map-by %s has no effect (every PE runs on this host)", value);
+            sr_msg("note: --map-by %s has no effect (PEs fill each host's slots in turn)", value);
             continue;
         }
         if (match_valued(arg, "--bind-to", argv, argc, &i, &value)) {
@@ -179,6 +293,7 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
                 sr_msg("-x expects VAR or VAR=VALUE, got '%s'", value ? value : "");
                 return -1;
             }
+            add_export(opts, value);
             if (eq != NULL) {
                 char *name = sr_xmalloc((size_t)(eq - value) + 1);
                 memcpy(name, value, (size_t)(eq - value));
@@ -207,8 +322,82 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
     }
     opts->argv = argv + i;
 
+    bool multi = opts->host_list != NULL || opts->hostfile != NULL;
+    if (opts->oversubscribe && !multi)
+        sr_msg("note: --oversubscribe has no effect (every PE runs on this host)");
+    if (opts->host_list != NULL && opts->hostfile != NULL) {
+        sr_msg("--host and --hostfile cannot be combined: name the hosts in one of them");
+        return -1;
+    }
+    if (opts->host_part != NULL && multi) {
+        sr_msg("%s cannot be combined with --host or --hostfile", SR_HOST_PART_OPTION);
+        return -1;
+    }
+    if (opts->npernode > 0 && !multi) { /* one host: -N is its number of PEs */
+        if (!opts->npes_given) {
+            opts->npes = opts->npernode;
+        } else if (opts->npes > opts->npernode) {
+            sr_msg("-n %d is more than -N %d PEs on this one host; name more hosts with --host "
+                   "or --hostfile",
+                   opts->npes, opts->npernode);
+            return -1;
+        }
+    }
+
     if (!have_timeout && env_timeout != NULL && env_timeout[0] != '\0' &&
         parse_seconds("SHOAL_TIMEOUT", env_timeout, &opts->timeout_s) != 0)
         return -1;
     return 0;
+}
+
+/* Whether `path` names a regular file; *exec_p: one we may execute. */
+static bool is_file(const char *path, bool *exec_p)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    *exec_p = access(path, X_OK) == 0;
+    return true;
+}
+
+int sr_options_find_program(sr_options_t *opts)
+{
+    const char *name = opts->argv[0];
+    const char *path = getenv("PATH");
+    char *first_found = NULL; /* a file that is there but not executable */
+
+    opts->program = name;
+    if (strchr(name, '/') != NULL)
+        return 0; /* exec tells what is wrong with it */
+    if (name[0] != '\0') {
+        /* PATH's entries, then the current folder (an empty entry means it too). */
+        size_t plen = path ? strlen(path) : 0;
+        char *dirs = sr_xmalloc(plen + 3);
+        snprintf(dirs, plen + 3, "%s%s.", path ? path : "", plen ? ":" : "");
+        for (char *dir = dirs, *next; dir != NULL; dir = next) {
+            next = strchr(dir, ':');
+            if (next != NULL)
+                *next++ = '\0';
+            char *cand = sr_xmalloc(strlen(dir) + strlen(name) + 3);
+            sprintf(cand, "%s/%s", dir[0] ? dir : ".", name);
+            bool exec = false;
+            if (is_file(cand, &exec) && exec) {
+                free(first_found);
+                free(dirs);
+                opts->program = cand;
+                return 0;
+            }
+            if (is_file(cand, &exec) && first_found == NULL)
+                first_found = cand;
+            else
+                free(cand);
+        }
+        free(dirs);
+    }
+    if (first_found != NULL) {
+        opts->program = first_found; /* exec reports the permission */
+        return 0;
+    }
+    sr_msg("cannot run '%s': not found in PATH or in the current folder", name);
+    return 127;
 }

@@ -11,6 +11,8 @@
  *
  * Every fd shoalrun opens is close-on-exec; a PE inherits only its stdin,
  * stdout and stderr and its end of the launcher socket (SHOAL_LAUNCHER_FD).
+ * On one host of a multi-host job (part.c) there is no launcher socket: the
+ * PEs get the config store's settings instead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -98,6 +100,25 @@ static int set_env_int(const char *name, long value)
     return setenv(name, text, 1);
 }
 
+/* One host's part of a multi-host job: the config store's bootstrap, with
+ * nothing of another bootstrap left for the PE to find first. */
+static int set_store_env(sr_job_t *job, const sr_pe_t *pe)
+{
+    static const char *const others[] = {"SHOAL_LAUNCHER_FD", "SHOAL_JOB_KEY_FILE",
+                                         "SHOAL_LOCAL_RANK",  "SHOAL_LOCAL_NPES",
+                                         "PMIX_RANK",         "PMIX_NAMESPACE"};
+    for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+        if (unsetenv(others[i]) != 0)
+            return -1;
+    return set_env_int("SHOAL_RANK", pe->rank) != 0 ||
+                   set_env_int("SHOAL_NPES", job->global_npes) != 0 ||
+                   setenv("SHOAL_STORE", job->part->store, 1) != 0 ||
+                   setenv("SHOAL_JOB_KEY", job->part->key, 1) != 0 ||
+                   setenv("SHOAL_JOB_ID", job->job_id, 1) != 0
+               ? -1
+               : 0;
+}
+
 /* Runs in the child between fork and exec. shoalrun is single-threaded, so
  * setenv and the like are safe here. */
 static void __attribute__((noreturn))
@@ -120,17 +141,21 @@ child_exec(sr_job_t *job, sr_pe_t *pe, const child_fds_t *fds, pid_t launcher)
     if (dup2(fds->in, STDIN_FILENO) < 0 || dup2(fds->out[1], STDOUT_FILENO) < 0 ||
         dup2(fds->err[1], STDERR_FILENO) < 0)
         child_fail(report, STEP_STDIO);
-    if (fcntl(fds->sock[1], F_SETFD, 0) != 0)
-        child_fail(report, STEP_FD);
+    if (job->part != NULL) {
+        if (set_store_env(job, pe) != 0)
+            child_fail(report, STEP_ENV);
+    } else {
+        if (fcntl(fds->sock[1], F_SETFD, 0) != 0)
+            child_fail(report, STEP_FD);
+        if (set_env_int("SHOAL_LAUNCHER_FD", fds->sock[1]) != 0 ||
+            set_env_int("SHOAL_RANK", pe->rank) != 0 || set_env_int("SHOAL_NPES", job->npes) != 0 ||
+            set_env_int("SHOAL_LOCAL_RANK", pe->rank) != 0 ||
+            set_env_int("SHOAL_LOCAL_NPES", job->npes) != 0 ||
+            setenv("SHOAL_JOB_ID", job->job_id, 1) != 0)
+            child_fail(report, STEP_ENV);
+    }
 
-    if (set_env_int("SHOAL_LAUNCHER_FD", fds->sock[1]) != 0 ||
-        set_env_int("SHOAL_RANK", pe->rank) != 0 || set_env_int("SHOAL_NPES", job->npes) != 0 ||
-        set_env_int("SHOAL_LOCAL_RANK", pe->rank) != 0 ||
-        set_env_int("SHOAL_LOCAL_NPES", job->npes) != 0 ||
-        setenv("SHOAL_JOB_ID", job->job_id, 1) != 0)
-        child_fail(report, STEP_ENV);
-
-    int cpu = sr_bind_cpu(pe->rank);
+    int cpu = sr_bind_cpu((int)(pe - job->pes));
     if (cpu >= 0) {
         cpu_set_t one;
         CPU_ZERO(&one);
@@ -140,16 +165,18 @@ child_exec(sr_job_t *job, sr_pe_t *pe, const child_fds_t *fds, pid_t launcher)
     }
 
     (void)setrlimit(RLIMIT_NOFILE, &original_nofile);
-    execvp(job->opts->argv[0], job->opts->argv);
+    execvp(job->opts->program, job->opts->argv);
     child_fail(report, STEP_EXEC);
 }
 
 /* Opens the fds of one PE, all close-on-exec; the parent's ends non-blocking. */
-static int open_child_fds(child_fds_t *fds, int rank, int devnull, int *stdin_writer_p)
+static int open_child_fds(child_fds_t *fds, int rank, bool pipe_in, bool launcher_sock, int devnull,
+                          int *stdin_writer_p)
 {
     int in[2] = {-1, -1};
 
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds->sock) != 0)
+    fds->sock[0] = fds->sock[1] = -1;
+    if (launcher_sock && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds->sock) != 0)
         goto fail;
     if (pipe2(fds->out, O_CLOEXEC) != 0)
         goto close_sock;
@@ -157,12 +184,13 @@ static int open_child_fds(child_fds_t *fds, int rank, int devnull, int *stdin_wr
         goto close_out;
     if (pipe2(fds->report, O_CLOEXEC) != 0)
         goto close_err;
-    if (rank == 0 && pipe2(in, O_CLOEXEC) != 0)
+    if (pipe_in && pipe2(in, O_CLOEXEC) != 0)
         goto close_report;
-    if (sr_set_nonblocking(fds->sock[0]) != 0 || sr_set_nonblocking(fds->out[0]) != 0 ||
-        sr_set_nonblocking(fds->err[0]) != 0 || (rank == 0 && sr_set_nonblocking(in[1]) != 0))
+    if ((launcher_sock && sr_set_nonblocking(fds->sock[0]) != 0) ||
+        sr_set_nonblocking(fds->out[0]) != 0 || sr_set_nonblocking(fds->err[0]) != 0 ||
+        (pipe_in && sr_set_nonblocking(in[1]) != 0))
         goto close_in;
-    fds->in = rank == 0 ? in[0] : devnull;
+    fds->in = pipe_in ? in[0] : devnull;
     *stdin_writer_p = in[1];
     return 0;
 
@@ -237,7 +265,8 @@ static int collect_exec_reports(sr_job_t *job, int *report_fds, int nstarted)
             sr_msg("cannot run '%s': %s", job->opts->argv[0], strerror(e.err));
             status = e.err == ENOENT ? 127 : 126;
         } else {
-            sr_msg("cannot start PE %d: %s: %s", r, step_names[e.step], strerror(e.err));
+            sr_msg("cannot start PE %d: %s: %s", job->pes[r].rank, step_names[e.step],
+                   strerror(e.err));
             status = 1;
         }
     }
@@ -253,14 +282,14 @@ int sr_proc_start(sr_job_t *job)
 
     current_job = job;
     make_job_id(job);
-    if (sr_server_create(job) != 0)
+    if (job->part == NULL && sr_server_create(job) != 0)
         return 1;
     if (raise_fd_limit(job->npes) != 0)
         return 1;
     if (sr_bind_plan(job->opts, job->npes) != 0)
         return 1;
     if (job->opts->report_bindings)
-        sr_bind_report(job->npes);
+        sr_bind_report(job);
     devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (devnull < 0) {
         sr_msg("cannot open /dev/null: %s", strerror(errno));
@@ -272,8 +301,10 @@ int sr_proc_start(sr_job_t *job)
         sr_pe_t *pe = &job->pes[r];
         child_fds_t fds;
         int stdin_writer = -1;
+        bool pipe_in = r == 0 && job->part == NULL; /* PE 0 reads our stdin */
 
-        if (open_child_fds(&fds, r, devnull, &stdin_writer) != 0) {
+        if (open_child_fds(&fds, pe->rank, pipe_in, job->part == NULL, devnull, &stdin_writer) !=
+            0) {
             status = 1;
             break;
         }
@@ -281,18 +312,18 @@ int sr_proc_start(sr_job_t *job)
         if (pid == 0)
             child_exec(job, pe, &fds, launcher);
         if (pid < 0) {
-            sr_msg("cannot start PE %d: fork: %s", r, strerror(errno));
-            close(fds.sock[0]);
+            sr_msg("cannot start PE %d: fork: %s", pe->rank, strerror(errno));
+            close_fd(&fds.sock[0]);
             close(fds.out[0]);
             close(fds.err[0]);
             close(fds.report[0]);
             close_fd(&stdin_writer);
         }
-        close(fds.sock[1]);
+        close_fd(&fds.sock[1]);
         close(fds.out[1]);
         close(fds.err[1]);
         close(fds.report[1]);
-        if (r == 0)
+        if (pipe_in)
             close(fds.in);
         if (pid < 0) {
             status = 1;
@@ -304,10 +335,11 @@ int sr_proc_start(sr_job_t *job)
         (void)setpgid(pid, job->pgid); /* also here: no race with the child */
         pe->pid = pid;
         pe->running = true;
-        sr_server_attach(job, pe, fds.sock[0]);
-        sr_stream_init(&pe->out_stream, fds.out[0], STDOUT_FILENO, r, job->opts->tag_output);
-        sr_stream_init(&pe->err_stream, fds.err[0], STDERR_FILENO, r, job->opts->tag_output);
-        if (r == 0)
+        if (job->part == NULL)
+            sr_server_attach(job, pe, fds.sock[0]);
+        sr_stream_init(&pe->out_stream, fds.out[0], STDOUT_FILENO, pe->rank, job->opts->tag_output);
+        sr_stream_init(&pe->err_stream, fds.err[0], STDERR_FILENO, pe->rank, job->opts->tag_output);
+        if (pipe_in)
             sr_stdin_init(&job->in, stdin_writer);
         report_fds[r] = fds.report[0];
         job->nrunning++;

@@ -4,7 +4,10 @@
  * and signals the PEs, server.c serves their bootstrap requests with the
  * config store's logic (bootstrap/store/logic.c, the same protocol as the
  * config store, over each PE's socketpair), forward.c carries their
- * standard streams, and options.c reads the command line.
+ * standard streams, and options.c reads the command line. Across hosts
+ * (--host, --hostfile) hosts.c places the PEs, remote.c runs shoalrun on
+ * each host through the launch agent, and there part.c makes it run its
+ * share of the PEs with the config store's bootstrap instead of server.c.
  */
 #ifndef SHOALRUN_H
 #define SHOALRUN_H
@@ -33,18 +36,45 @@ typedef enum {
     SR_BIND_NONE, /* --bind-to none */
 } sr_bind_t;
 
+/* The internal option that runs shoalrun as one host's part of a multi-host
+ * job (remote.c); not in --help. */
+#define SR_HOST_PART_OPTION "--internal-host-part"
+
+/* A host of a multi-host job (hosts.c): from --host or --hostfile. */
+typedef struct {
+    char *name;
+    int slots;      /* what the list gave (1 when it named none) */
+    int first_rank; /* the PEs placed on it: first_rank .. first_rank + npes - 1 */
+    int npes;
+} sr_host_t;
+
 typedef struct {
     int npes;
+    bool npes_given;    /* -n was given (else: one per slot, or -N per host) */
+    int npernode;       /* -N/--npernode: PEs per host; 0 when not given */
+    bool oversubscribe; /* more PEs than slots is allowed */
     bool tag_output;
     double timeout_s; /* 0: no time limit */
     sr_bind_t bind;
     bool report_bindings; /* --report-bindings: print each PE's CPUs at start */
-    char **argv;          /* the program and its arguments, NULL-terminated */
+    char *host_list;      /* every --host/-H value, joined with ','; NULL: none */
+    const char *hostfile;
+    const char *launch_agent; /* --launch-agent or --mca plm_rsh_agent; NULL: ssh */
+    const char *host_part;    /* the internal per-host mode (remote.c); NULL: none */
+    const char **exports;     /* -x VAR=VALUE as given (VAR alone: with its value), for
+                               * the shoalrun of each host */
+    int nexports;
+    const char *program; /* the program found by sr_options_find_program */
+    char **argv;         /* the program and its arguments, NULL-terminated */
 } sr_options_t;
 
 /* Returns 0 to run the job, 1 when --help or --version was answered, and -1
  * after printing why the command line is wrong. */
 int sr_options_parse(sr_options_t *opts, int argc, char **argv);
+/* Looks argv[0] up as mpirun does: a name with a '/' is used as it is, any
+ * other in PATH, then in the current folder. Sets opts->program. Returns 0,
+ * or 127 after printing that it is nowhere. */
+int sr_options_find_program(sr_options_t *opts);
 
 /* ---- util.c --------------------------------------------------------------- */
 
@@ -59,6 +89,8 @@ typedef struct {
 /* Prints "shoalrun: <message>\n" to stderr in one write. */
 void sr_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void sr_vmsg(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+/* Replaces "shoalrun" in front of the messages (a host's part of a job). */
+void sr_msg_set_name(const char *name);
 /* Writes all of buf, waiting in poll() if fd is non-blocking. 0 or -1 (errno). */
 int sr_write_all(int fd, const void *buf, size_t len);
 int sr_set_nonblocking(int fd);
@@ -103,6 +135,53 @@ void sr_stdin_read(sr_stdin_t *in);
 void sr_stdin_write(sr_stdin_t *in);
 void sr_stdin_close(sr_stdin_t *in);
 
+/* ---- hosts.c -------------------------------------------------------------- */
+
+/* Reads the hosts of --host or --hostfile and places the PEs on them
+ * (setting opts->npes when -n was not given). 0, or -1 after printing why. */
+int sr_hosts_load(sr_options_t *opts, sr_host_t **hosts_p, int *nhosts_p);
+
+/* ---- remote.c: the launching side of a multi-host job ---------------------- */
+
+/* Runs the job on the hosts through the launch agent, with shoalrun's
+ * signals arriving at `sigfd` (`child_mask`: the mask before they were
+ * blocked); returns shoalrun's exit status. */
+int sr_remote_run(const sr_options_t *opts, sr_host_t *hosts, int nhosts, int sigfd,
+                  const sigset_t *child_mask);
+
+/* ---- part.c: one host's part of a multi-host job ---------------------------- */
+
+#define SR_KEY_HEX_LEN 64                  /* the job key: 32 random bytes in hex */
+#define SR_PORT_LINE "shoalrun-store-port" /* host 0's first line: the store's port */
+
+typedef struct {
+    int first_rank;  /* the global rank of this host's first PE */
+    int npes;        /* PEs on this host */
+    int global_npes; /* PEs in the job */
+    char name[256];  /* this host, as the launcher named it */
+    char store[300]; /* SHOAL_STORE for the PEs: PE 0's host and port */
+    char key[SR_KEY_HEX_LEN + 2];
+    int port_fd; /* host 0: the socket holding the store's port; else -1 */
+    int ctl_fd;  /* the launcher's control lines (stdin); -1 after EOF */
+    char ctl_buf[64];
+    size_t ctl_len;
+} sr_part_t;
+
+typedef enum {
+    SR_CTL_NONE,    /* nothing (more) to act on now */
+    SR_CTL_SIGNAL,  /* end the PEs with this signal, as if shoalrun received it */
+    SR_CTL_TIMEOUT, /* the job's time is up: hang reports, then end with 124 */
+    SR_CTL_HANG,    /* ask the PEs for hang reports (SIGUSR1 to the launcher) */
+    SR_CTL_EOF,     /* the launcher is gone */
+} sr_control_t;
+
+/* Parses the SR_HOST_PART_OPTION value, reads the job key from stdin and,
+ * on PE 0's host, chooses the store's port and reports it on stdout. 0, or
+ * -1 after printing why. */
+int sr_part_setup(sr_part_t *part, const char *spec);
+/* The next control from the launcher (reads what is there; non-blocking). */
+sr_control_t sr_part_control(sr_part_t *part, int *sig_p);
+
 /* ---- the job (main.c) and its PEs ---------------------------------------- */
 
 typedef struct {
@@ -127,9 +206,11 @@ typedef enum {
     SR_JOB_ENDING,  /* outcome decided; the PEs are being ended */
 } sr_job_state_t;
 
-typedef struct {
+typedef struct sr_job {
     const sr_options_t *opts;
-    int npes;
+    sr_part_t *part; /* a host's part of a multi-host job; NULL: the whole job */
+    int npes;        /* PEs of this shoalrun: ranks pes[0].rank .. + npes - 1 */
+    int global_npes; /* PEs of the job */
     sr_pe_t *pes;
     int nrunning;
     pid_t pgid; /* the PEs' process group (PE 0's pid) */
@@ -143,6 +224,7 @@ typedef struct {
     bool judging_exit;           /* reading an exited PE's last input: judge it first */
 
     double start_time;
+    double deadline; /* when the time is up (--timeout, or the launcher said so); 0: never */
     sr_job_state_t state;
     int exit_status;
     double kill_at; /* when ENDING: time to send SIGKILL; 0 once sent */
@@ -172,10 +254,11 @@ void sr_job_reap(sr_job_t *job);
 /* Chooses (and claims) the PEs' CPUs before any PE starts. 0, or -1 after
  * printing why. */
 int sr_bind_plan(const sr_options_t *opts, int npes);
-/* The CPU PE `rank` is to be pinned to, or -1 for none. */
-int sr_bind_cpu(int rank);
+/* The CPU the i-th PE of this shoalrun is to be pinned to, or -1 for none. */
+int sr_bind_cpu(int i);
 /* --report-bindings: one line per PE on stderr. */
-void sr_bind_report(int npes);
+struct sr_job;
+void sr_bind_report(const struct sr_job *job);
 
 /* ---- proc.c --------------------------------------------------------------- */
 

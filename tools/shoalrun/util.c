@@ -15,11 +15,18 @@
 
 #include "shoalrun.h"
 
+static char msg_name[300] = "shoalrun";
+
+void sr_msg_set_name(const char *name)
+{
+    snprintf(msg_name, sizeof(msg_name), "%s", name);
+}
+
 void sr_vmsg(const char *fmt, va_list ap)
 {
     /* Big enough for the timeout message listing SR_MAX_NPES PEs. */
     char line[32768];
-    int n = snprintf(line, sizeof(line), "shoalrun: ");
+    int n = snprintf(line, sizeof(line), "%s: ", msg_name);
 
     n += vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
     if (n > (int)sizeof(line) - 2)
