@@ -127,17 +127,19 @@ int sr_bind_plan(const sr_options_t *opts, int npes)
     return 0;
 }
 
-int sr_bind_cpu(int rank)
+int sr_bind_cpu(int i)
 {
-    return pe_cpu != NULL ? pe_cpu[rank] : -1;
+    return pe_cpu != NULL ? pe_cpu[i] : -1;
 }
 
-void sr_bind_report(int npes)
+void sr_bind_report(const sr_job_t *job)
 {
-    for (int r = 0; r < npes; r++) {
-        if (pe_cpu[r] >= 0)
-            sr_msg("PE %d bound to CPU %d (of %s)", r, pe_cpu[r], cpulist);
+    for (int i = 0; i < job->npes; i++) {
+        int rank = job->pes[i].rank;
+        if (pe_cpu[i] >= 0)
+            sr_msg("PE %d bound to CPU %d (of %s)", rank, pe_cpu[i], cpulist);
         else
-            sr_msg("PE %d not bound: may run on CPUs %s (%s)", r, cpulist[0] ? cpulist : "?", why);
+            sr_msg("PE %d not bound: may run on CPUs %s (%s)", rank, cpulist[0] ? cpulist : "?",
+                   why);
     }
 }
