@@ -42,8 +42,8 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
  *   HOST           sets spanning hosts: "the leader's data is ready"
  *   BCAST_READY    broadcast push, at the root: PEs that entered
  *   BCAST_ARRIVED  broadcast push, at the others: the data is in dest
- *   PUSH_ARRIVED   fcollect/alltoall push (team forms): blocks received,
- *                  two words alternating by call parity
+ *   PUSH_ARRIVED   fcollect/alltoall push: blocks received (team forms: two
+ *                  words alternating by call parity; a user's pSync: one)
  *   PUSH_CALLS     fcollect/alltoall push: this PE's count of such calls
  *                  on the team (a team slot only, never a user's pSync) */
 #define SHOAL_PSYNC_BCAST_READY (SHOAL_PSYNC_SCRATCH + 2)
@@ -51,8 +51,8 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
 #define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
 
-/* Small fcollect (alltoall == 0) and alltoall (1) of the team forms on one
- * host, without a barrier; returns 0 where that does not apply (then the
+/* Small fcollect (alltoall == 0) and alltoall (1) on one host, without a
+ * barrier; returns 0 where that does not apply (then the
  * caller uses its barrier algorithm). See collect.c. */
 int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                              const void *source, size_t nbytes, int alltoall);

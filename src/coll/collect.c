@@ -39,25 +39,30 @@ static void gather(const char *fn, const shoal_peset_t *set, uint64_t *psync, ch
 #undef OFF
 }
 
-/* Small fcollect and alltoall, team forms, one host: every PE copies its
- * blocks straight into the other PEs' dests (the spec requires every dest to
- * be ready before any PE calls), then counts one in their "arrived" word,
- * and waits until the N-1 others have done so for it. One hand-over instead
- * of two barriers. A PE leaves only after every PE's blocks reached it, so
- * no PE is more than one call ahead of another: two "arrived" words,
- * alternating with the parity of each PE's count of such calls (kept in the
- * team's area), keep consecutive calls apart. */
+/* Small fcollect and alltoall on one host: every PE copies its blocks
+ * straight into the other PEs' dests (the spec requires every dest to be
+ * ready before any PE calls), then counts one in their "arrived" word, and
+ * waits until the N-1 others have done so for it. One hand-over instead of
+ * two barriers. A PE leaves only after every PE's blocks reached it, so no
+ * PE is more than one call ahead of another. Team forms: two "arrived"
+ * words, alternating with the parity of each PE's count of such calls (kept
+ * in the team's area), keep consecutive calls apart. Active-set forms: the
+ * spec lets a pSync be reused only once no PE is still in the call that used
+ * it last (programs alternate two pSyncs or synchronize), so one word of the
+ * user's pSync serves, and it is back at zero on return. */
 #define PUSH_MAX_BYTES 4096
 
 int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                              const void *source, size_t nbytes, int alltoall)
 {
-    if (shoal_hosts_of(fn, set)->nhosts > 1 || nbytes > PUSH_MAX_BYTES ||
-        shoal_team_slot_of_psync(psync) < 0)
+    if (shoal_hosts_of(fn, set)->nhosts > 1 || nbytes > PUSH_MAX_BYTES)
         return 0;
     const int n = set->size, me = set->my_index;
-    const uint64_t calls = psync[SHOAL_PSYNC_PUSH_CALLS]++, one = 1;
-    uint64_t *arrived = &psync[SHOAL_PSYNC_PUSH_ARRIVED + (calls & 1)];
+    const uint64_t one = 1;
+    int word = SHOAL_PSYNC_PUSH_ARRIVED;
+    if (shoal_team_slot_of_psync(psync) >= 0)
+        word += (int)(psync[SHOAL_PSYNC_PUSH_CALLS]++ & 1);
+    uint64_t *arrived = &psync[word];
     char *mine = (char *)dest + (size_t)me * nbytes;
     for (int k = 1; k < n; k++) {
         const int i = (me + k) % n, pe = shoal_peset_world(set, i);
@@ -66,8 +71,7 @@ int shoal_coll_push_exchange(const char *fn, const shoal_peset_t *set, uint64_t 
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, arrived, sizeof(uint64_t), &one, NULL, NULL, pe);
     }
     memmove(mine, (const char *)source + (alltoall ? (size_t)me * nbytes : 0), nbytes);
-    shoal_wait_count(fn, set, psync, SHOAL_PSYNC_PUSH_ARRIVED + (int)(calls & 1), (uint64_t)(n - 1),
-                     -1);
+    shoal_wait_count(fn, set, psync, word, (uint64_t)(n - 1), -1);
     return 1;
 }
 
