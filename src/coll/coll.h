@@ -44,12 +44,16 @@ static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t byte
  *   BCAST_ARRIVED  broadcast push, at the others: the data is in dest
  *   PUSH_ARRIVED   fcollect/alltoall push: blocks received (team forms: two
  *                  words alternating by call parity; a user's pSync: one)
- *   PUSH_CALLS     fcollect/alltoall push: this PE's count of such calls
- *                  on the team (a team slot only, never a user's pSync) */
+ *   PUSH_CALLS     fcollect/alltoall/reduce push: this PE's count of such
+ *                  calls on the team (a team slot only, never a user's pSync)
+ *   PUSH_STAGE     small reductions pushed (reduce.c): the other PEs' blocks,
+ *                  to the end of the area (a team: two halves by parity) */
 #define SHOAL_PSYNC_BCAST_READY (SHOAL_PSYNC_SCRATCH + 2)
 #define SHOAL_PSYNC_BCAST_ARRIVED (SHOAL_PSYNC_SCRATCH + 3)
 #define SHOAL_PSYNC_PUSH_ARRIVED (SHOAL_PSYNC_SCRATCH + 4) /* and + 5 */
 #define SHOAL_PSYNC_PUSH_CALLS (SHOAL_PSYNC_SCRATCH + 6)
+#define SHOAL_PSYNC_PUSH_STAGE (SHOAL_PSYNC_SCRATCH + 8)
+#define SHOAL_PSYNC_PUSH_STAGE_WORDS (SHOAL_PSYNC_WORDS - SHOAL_PSYNC_PUSH_STAGE)
 
 /* Small fcollect (alltoall == 0) and alltoall (1) on one host, without a
  * barrier; returns 0 where that does not apply (then the

@@ -7,11 +7,18 @@
  *             the other slices from their owners' dest: each PE reads about
  *             2x the array instead of N x. Used from SHOAL_REDUCE_TWO_SHOT_BYTES
  *             up on 3 or more PEs.
+ *   push:     small reductions on one host (the other PEs' blocks fit in the
+ *             psync's staging words: 192 bytes in a user's pSync, 96 per
+ *             parity in a team's): each PE copies its source into every other
+ *             PE's staging area and counts one there, then waits for the
+ *             N-1 others and combines in team order. One hand-over instead
+ *             of a barrier before (sources ready) and after (sources read).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll.h"
+#include "core/amo.h"
 #include "core/error.h"
 #include "core/rma.h"
 #include "util/env.h"
@@ -118,6 +125,51 @@ static void reduce_one_shot(const char *fn, const shoal_peset_t *set, uint64_t *
     free(tmp);
 }
 
+/* The push form; returns 0 where it does not apply. Consecutive calls stay
+ * apart as in the push fcollect (collect.c): a team alternates two halves of
+ * the staging area and two arrival words by its count of push calls; a
+ * user's pSync may be reused only once no PE is still in the call that used
+ * it, so one area serves. Each PE clears its staging words before it
+ * returns, so a user's pSync comes back as given. */
+static int reduce_push(const char *fn, const shoal_peset_t *set, uint64_t *psync, char *dest,
+                       const char *source, size_t count, const shoal_reduce_op_t *op)
+{
+    enum { STAGE_BYTES = SHOAL_PSYNC_PUSH_STAGE_WORDS * 8 };
+    const int n = set->size, me = set->my_index, team = shoal_team_slot_of_psync(psync) >= 0;
+    const size_t bytes = count * op->elem, block_words = (bytes + 7) / 8;
+    const size_t area_words =
+        team ? SHOAL_PSYNC_PUSH_STAGE_WORDS / 2 : SHOAL_PSYNC_PUSH_STAGE_WORDS;
+    if (n < 2 || (size_t)(n - 1) * block_words > area_words || shoal_hosts_of(fn, set)->nhosts > 1)
+        return 0;
+    int parity = team ? (int)(psync[SHOAL_PSYNC_PUSH_CALLS]++ & 1) : 0;
+    uint64_t *stage = &psync[SHOAL_PSYNC_PUSH_STAGE + (size_t)parity * area_words];
+    const int word = SHOAL_PSYNC_PUSH_ARRIVED + parity;
+    const uint64_t one = 1;
+    for (int k = 1; k < n; k++) {
+        const int i = (me + k) % n, pe = shoal_peset_world(set, i);
+        /* At PE i, the other PEs' blocks in index order, skipping i itself. */
+        uint64_t *slot = stage + (size_t)(me < i ? me : me - 1) * block_words;
+        shoal_put(fn, slot, source, bytes, pe);
+        /* Sequentially consistent: the copy above is visible first. */
+        shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[word], sizeof(uint64_t), &one, NULL, NULL, pe);
+    }
+    shoal_wait_count(fn, set, psync, word, (uint64_t)(n - 1), -1);
+    /* Combined in team order, through aligned copies (staging words are
+     * only 8-byte aligned; long double elements want 16). */
+    _Alignas(64) char acc[STAGE_BYTES], in[STAGE_BYTES];
+    for (int i = 0; i < n; i++) {
+        const void *block =
+            i == me ? (const void *)source
+                    : (const void *)(stage + (size_t)(i < me ? i : i - 1) * block_words);
+        memcpy(i == 0 ? acc : in, block, bytes);
+        if (i > 0)
+            op->combine(acc, in, count);
+    }
+    memset(stage, 0, (size_t)(n - 1) * block_words * 8);
+    memcpy(dest, acc, bytes);
+    return 1;
+}
+
 /* A set that spans hosts: each host's leader reduces its members' sources
  * (through shared memory) into its dest; the leaders combine the hosts'
  * partial results in host order (every PE ends with the same bits), so
@@ -170,6 +222,8 @@ void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync
     if (count == 0)
         return;
     shoal_coll_check_dest(fn, dest, count * op->elem);
+    if (reduce_push(fn, set, psync, dest, source, count, op))
+        return;
     shoal_barrier(fn, set, psync);
     if (reduce_across_hosts(fn, set, psync, dest, source, count, op)) {
         shoal_barrier(fn, set, psync); /* members are done reading their leader's dest */

@@ -29,7 +29,7 @@
  * words collectives exchange (for example each PE's element count in
  * shmem_collect). SHMEM_*_SYNC_SIZE in shmem.h leaves room for all of them. */
 #define SHOAL_PSYNC_SCRATCH SHOAL_BARRIER_ROUNDS
-#define SHOAL_PSYNC_WORDS (SHOAL_BARRIER_ROUNDS + 8)
+#define SHOAL_PSYNC_WORDS (SHOAL_BARRIER_ROUNDS + 32) /* = SHMEM_SYNC_SIZE, the user's pSync */
 
 typedef struct {
     uint64_t word[SHOAL_PSYNC_WORDS];

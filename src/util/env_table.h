@@ -58,7 +58,7 @@
       "polls.")                                                                                    \
     X(SHOAL_TEAMS_MAX, uint, teams_max, "64",                                                      \
       "Most teams made by splits alive at once, besides the predefined ones (at most 4094). "      \
-      "Each takes 448 bytes of every PE's symmetric heap segment.")                                \
+      "Each takes 640 bytes of every PE's symmetric heap segment.")                                \
     X(SHOAL_REDUCE_TWO_SHOT_BYTES, size, reduce_two_shot_bytes, "16k",                             \
       "Reductions of at least this many bytes on teams of 3 or more PEs use two shots (each "      \
       "PE reduces a slice, then all gather); smaller ones read every PE's source directly.")       \

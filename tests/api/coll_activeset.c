@@ -19,10 +19,11 @@
  *    must restore it), on globals; buffers on the heap and on globals;
  *  - every source overwritten as soon as its call returns (the spec lets a
  *    PE reuse it then), before the others have checked their results;
- *  - back to back without barriers, as OSU's benchmarks call them: 200
- *    fcollect64 and alltoall64 calls on the world alternating two pSyncs
- *    (the spec's way to reuse one without synchronizing) and two dests,
- *    every result checked before the next call.
+ *  - back to back without barriers, as OSU's benchmarks call them: 300
+ *    fcollect64, alltoall64 and long_sum_to_all calls on the world
+ *    alternating two pSyncs (the spec's way to reuse one without
+ *    synchronizing) and two dests, every result checked before the next
+ *    call, each source overwritten as soon as its call returns.
  */
 #include "check.h"
 
@@ -60,24 +61,40 @@ static void aset(aset_t *a, const char *name, int start, int log, int size)
  * ahead of another, never two (each waits for every block), so the dest of
  * call k is free again once its owner is in call k + 1. */
 static long b2b_psync[2][PSYNC_N], b2b_src[64], b2b_dst[2][64 * 64];
+static long b2b_wrk[2][SHMEM_REDUCE_MIN_WRKDATA_SIZE + 64];
 
 static void back_to_back(int me, int npes)
 {
     if (npes > 64)
         return;
-    for (int k = 0; k < 200; k++) {
+    for (int k = 0; k < 300; k++) {
         long *dst = b2b_dst[k & 1];
-        for (int j = 0; j < npes; j++)
+        long *psync = b2b_psync[k & 1];
+        for (int j = 0; j < 64; j++)
             b2b_src[j] = 1000000L * k + 1000L * me + j;
-        if (k % 2 == 0)
-            shmem_fcollect64(dst, b2b_src, 1, 0, 0, npes, b2b_psync[(k / 2) & 1]);
+        if (k % 3 == 2) {
+            /* two elements: every PE's (k, me, j) summed */
+            shmem_long_sum_to_all(dst, b2b_src, 2, 0, 0, npes, b2b_wrk[k & 1], psync);
+            for (int j = 0; j < npes; j++)
+                b2b_src[j] = -1; /* reused at once, as the spec allows */
+            for (int j = 0; j < 2; j++) {
+                long want = npes * (1000000L * k + j) + 1000L * npes * (npes - 1) / 2;
+                snprintf(what, sizeof(what), "back-to-back long_sum_to_all call %d, element", k);
+                CHECK_VAL(what, j, dst[j], want);
+            }
+            continue;
+        }
+        if (k % 3 == 0)
+            shmem_fcollect64(dst, b2b_src, 1, 0, 0, npes, psync);
         else
-            shmem_alltoall64(dst, b2b_src, 1, 0, 0, npes, b2b_psync[(k / 2) & 1]);
+            shmem_alltoall64(dst, b2b_src, 1, 0, 0, npes, psync);
+        for (int j = 0; j < npes; j++)
+            b2b_src[j] = -1;
         for (int i = 0; i < npes; i++) {
             /* fcollect: PE i's first element; alltoall: PE i's element for me */
-            long want = 1000000L * k + 1000L * i + (k % 2 == 0 ? 0 : me);
+            long want = 1000000L * k + 1000L * i + (k % 3 == 0 ? 0 : me);
             snprintf(what, sizeof(what), "back-to-back %s call %d, block of PE",
-                     k % 2 == 0 ? "fcollect64" : "alltoall64", k);
+                     k % 3 == 0 ? "fcollect64" : "alltoall64", k);
             CHECK_VAL(what, i, dst[i], want);
         }
     }
