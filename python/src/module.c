@@ -546,6 +546,25 @@ static void exit_handler(int status, void *arg)
         shmem_finalize();
 }
 
+/* shmem_init took the job key out of the process's environment (unless
+ * SHOAL_JOB_KEY_INHERIT); os.environ, read when the interpreter started,
+ * still holds its copy, which subprocess(env=os.environ) or os.environ.copy()
+ * would hand on. Drops that copy too (os.environb shares it). */
+static int forget_job_key(void)
+{
+    if (getenv("SHOAL_JOB_KEY") != NULL)
+        return 0; /* kept on purpose */
+    PyObject *os = PyImport_ImportModule("os");
+    PyObject *env_map = os != NULL ? PyObject_GetAttrString(os, "environ") : NULL;
+    PyObject *gone = env_map != NULL
+                         ? PyObject_CallMethod(env_map, "pop", "sO", "SHOAL_JOB_KEY", Py_None)
+                         : NULL;
+    Py_XDECREF(gone);
+    Py_XDECREF(env_map);
+    Py_XDECREF(os);
+    return gone != NULL ? 0 : -1;
+}
+
 PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
@@ -557,6 +576,8 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     on_exit(exit_handler, NULL);
+    if (forget_job_key() < 0)
+        return NULL;
     shoalpy_types_init();
     if (PyType_Ready(&symbuf_type) < 0)
         return NULL;

@@ -5,7 +5,10 @@
  * again (OpenSHMEM 1.6); segments and mappings are made anew each time.
  * A PE that returns from main without finalizing is finalized from an
  * on_exit handler when its exit status is 0; with another status it just
- * exits and the launcher ends the job.
+ * exits and the launcher ends the job. A process that lost a file it was
+ * asked to write (util/outfile.h) ends with SHOAL_OUTPUT_LOST_STATUS instead
+ * of 0 when that is set: a handler registered when the library is loaded,
+ * so that it runs after the program's own exit handlers.
  */
 #include <sched.h>
 #include <stdio.h>
@@ -35,6 +38,7 @@
 #include "transport/shm/shm.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/outfile.h"
 
 shoal_init_overrides_t shoal_init_overrides;
 
@@ -53,6 +57,32 @@ static void exit_handler(int exit_status, void *arg)
                "implicitly");
     shoal.init_count = 1;
     shoal_finalize();
+}
+
+/* The last of the program's exit handlers (registered before main runs):
+ * with output lost and SHOAL_OUTPUT_LOST_STATUS set, a status of 0 becomes
+ * that. exit() cannot be called again from a handler, so the process ends
+ * by _exit after stdio is flushed. */
+static void output_lost_exit(int exit_status, void *arg)
+{
+    (void)arg;
+    const char *first;
+    unsigned lost = shoal_outfile_lost_count(&first);
+    if (exit_status != 0 || lost == 0 || shoal_env.output_lost_status == 0)
+        return;
+    char others[48] = "";
+    if (lost > 1)
+        snprintf(others, sizeof(others), " and %u other file(s)", lost - 1);
+    SHOAL_ERROR("exit: %s%s could not be written completely (each failure is logged above); "
+                "exiting with status %u instead of 0, as SHOAL_OUTPUT_LOST_STATUS says",
+                first, others, shoal_env.output_lost_status);
+    fflush(NULL);
+    _exit((int)shoal_env.output_lost_status);
+}
+
+__attribute__((constructor)) static void register_output_lost_exit(void)
+{
+    on_exit(output_lost_exit, NULL);
 }
 
 static shoal_status_t bootstrap_once(void)

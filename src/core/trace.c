@@ -11,6 +11,8 @@
  *   trace.json        PE 0's merge: one track (pid) per PE named "PE n",
  *                     one "X" event per call, flow arrows ("s"/"f") from
  *                     each signal update to the wait it released.
+ * Every write to them and to SHOAL_PROFILE_CSV is checked (util/outfile.h):
+ * a failure is logged once per file, naming it and errno.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +30,7 @@
 #include "transport/net.h"
 #include "util/env.h"
 #include "util/log.h"
+#include "util/outfile.h"
 
 int shoal_trace_on;
 
@@ -70,7 +73,9 @@ static struct {
     trace_buf_t *bufs[TRACE_THREADS_MAX];
     int nbufs;
     uint64_t threads_refused;
-    unsigned gen; /* counts the inits that turned tracing on */
+    unsigned gen;     /* counts the inits that turned tracing on */
+    int pe_file_lost; /* a write to this PE's trace file failed (reported once) */
+    int merge_lost;   /* the same for trace.json */
 } tr = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static __thread trace_buf_t *my_buf;
@@ -203,13 +208,16 @@ void shoal_trace_init(void)
         } else {
             char path[4096];
             pe_file(path, sizeof(path), tr.me);
+            tr.pe_file_lost = tr.merge_lost = 0;
             FILE *f = fopen(path, "w");
-            if (f == NULL) {
-                SHOAL_ERROR("shmem_init: SHOAL_TRACE: cannot write %s: %m; tracing stays off",
-                            path);
+            if (f == NULL || fclose(f) != 0) {
+                int err = errno;
+                shoal_outfile_lost(path, 0,
+                                   "shmem_init: SHOAL_TRACE=%s: cannot write %s: %s (errno %d); "
+                                   "tracing stays off (name a directory this user may write, "
+                                   "with room)",
+                                   tr.dir, path, strerror(err), err);
                 tr.dir = NULL;
-            } else {
-                fclose(f);
             }
         }
     }
@@ -222,14 +230,15 @@ void shoal_trace_init(void)
 }
 
 /* Appends buffer b's records to f and empties it. */
-static void write_buf(FILE *f, trace_buf_t *b)
+static void write_buf(shoal_outfile_t *f, trace_buf_t *b)
 {
     for (size_t i = 0; i < b->n; i++) {
         const trace_event_t *e = &b->ev[i];
-        fprintf(f,
-                "{\"fn\":\"%s\",\"family\":%u,\"tid\":%u,\"t0\":%" PRIu64 ",\"t1\":%" PRIu64
-                ",\"peer\":%d,\"bytes\":%" PRIu64 ",\"addr\":%" PRIu64 "}\n",
-                e->fn, e->family, e->tid, e->t0, e->t1, e->peer, e->bytes, e->addr);
+        shoal_outfile_printf(f,
+                             "{\"fn\":\"%s\",\"family\":%u,\"tid\":%u,\"t0\":%" PRIu64
+                             ",\"t1\":%" PRIu64 ",\"peer\":%d,\"bytes\":%" PRIu64
+                             ",\"addr\":%" PRIu64 "}\n",
+                             e->fn, e->family, e->tid, e->t0, e->t1, e->peer, e->bytes, e->addr);
     }
     b->n = 0;
 }
@@ -241,10 +250,11 @@ void shoal_trace_flush(void)
     char path[4096];
     pe_file(path, sizeof(path), tr.me);
     pthread_mutex_lock(&tr.lock);
-    FILE *f = fopen(path, "a");
-    if (f != NULL) {
-        write_buf(f, my_buf);
-        fclose(f);
+    shoal_outfile_t f;
+    if (shoal_outfile_open(&f, "shmem_pcontrol", "SHOAL_TRACE", path, "a", &tr.pe_file_lost) ==
+        SHOAL_OK) {
+        write_buf(&f, my_buf);
+        shoal_outfile_close(&f);
     }
     pthread_mutex_unlock(&tr.lock);
 }
@@ -324,17 +334,17 @@ static merged_t *read_all(size_t *n_p, uint64_t *dropped)
 }
 
 /* Chrome trace-event time: microseconds from `base`, to the nanosecond. */
-static void put_ts(FILE *f, const char *key, uint64_t t, uint64_t base)
+static void put_ts(shoal_outfile_t *f, const char *key, uint64_t t, uint64_t base)
 {
     uint64_t d = t - base;
-    fprintf(f, "\"%s\":%" PRIu64 ".%03" PRIu64, key, d / 1000, d % 1000);
+    shoal_outfile_printf(f, "\"%s\":%" PRIu64 ".%03" PRIu64, key, d / 1000, d % 1000);
 }
 
 /* Flow arrows: each wait on (PE b, address s) is joined to the latest
  * signal update to (b, s) that began before the wait ended and that no
  * earlier wait took. Best effort: a signal that two waits both saw
  * releases only the first of them. */
-static size_t write_flows(FILE *f, merged_t *all, size_t n, uint64_t base)
+static size_t write_flows(shoal_outfile_t *f, merged_t *all, size_t n, uint64_t base)
 {
     size_t nsig = 0, nwait = 0, flows = 0;
     merged_t **sig = malloc((n + 1) * sizeof(*sig));
@@ -375,14 +385,15 @@ static size_t write_flows(FILE *f, merged_t *all, size_t n, uint64_t base)
         flows++;
         uint64_t from = best->e.t0 + (best->e.t1 - best->e.t0) / 2;
         uint64_t to = wt->e.t1 > wt->e.t0 ? wt->e.t1 - 1 : wt->e.t0;
-        fprintf(f, ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"s\",\"id\":%zu,", flows);
+        shoal_outfile_printf(
+            f, ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"s\",\"id\":%zu,", flows);
         put_ts(f, "ts", from, base);
-        fprintf(f, ",\"pid\":%d,\"tid\":%u}", best->pe, best->e.tid);
-        fprintf(f,
-                ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,",
-                flows);
+        shoal_outfile_printf(f, ",\"pid\":%d,\"tid\":%u}", best->pe, best->e.tid);
+        shoal_outfile_printf(
+            f, ",\n{\"name\":\"signal\",\"cat\":\"signal\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%zu,",
+            flows);
         put_ts(f, "ts", to, base);
-        fprintf(f, ",\"pid\":%d,\"tid\":%u}", wt->pe, wt->e.tid);
+        shoal_outfile_printf(f, ",\"pid\":%d,\"tid\":%u}", wt->pe, wt->e.tid);
     }
 out:
     free(sig);
@@ -397,52 +408,54 @@ static void merge_trace(void)
     merged_t *all = dropped ? read_all(&n, dropped) : NULL;
     char path[4096];
     snprintf(path, sizeof(path), "%s/trace.json", tr.dir);
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
-        SHOAL_ERROR("shmem_finalize: SHOAL_TRACE: cannot write %s: %m", path);
+    shoal_outfile_t out, *f = &out;
+    if (shoal_outfile_open(f, "shmem_finalize", "SHOAL_TRACE", path, "w", &tr.merge_lost) !=
+        SHOAL_OK)
         goto out;
-    }
     uint64_t base = UINT64_MAX;
     for (size_t i = 0; i < n; i++)
         if (all[i].e.t0 < base)
             base = all[i].e.t0;
     if (base == UINT64_MAX)
         base = tr.t_init;
-    fprintf(f,
-            "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
-            "\"base_ns\":%" PRIu64 ",\"dropped\":[",
-            base);
+    shoal_outfile_printf(
+        f,
+        "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
+        "\"base_ns\":%" PRIu64 ",\"dropped\":[",
+        base);
     for (int pe = 0; pe < tr.npes; pe++)
-        fprintf(f, "%s%" PRIu64, pe ? "," : "", dropped ? dropped[pe] : 0);
-    fprintf(f, "]},\n\"traceEvents\":[");
+        shoal_outfile_printf(f, "%s%" PRIu64, pe ? "," : "", dropped ? dropped[pe] : 0);
+    shoal_outfile_printf(f, "]},\n\"traceEvents\":[");
     for (int pe = 0; pe < tr.npes; pe++)
-        fprintf(f,
-                "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":"
-                "\"PE %d\"}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
-                "\"args\":{\"sort_index\":%d}}",
-                pe ? "," : "", pe, pe, pe, pe);
+        shoal_outfile_printf(
+            f,
+            "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"args\":{\"name\":"
+            "\"PE %d\"}},\n{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":%d,"
+            "\"args\":{\"sort_index\":%d}}",
+            pe ? "," : "", pe, pe, pe, pe);
     for (size_t i = 0; i < n; i++) {
         const merged_t *m = &all[i];
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",", m->fn,
-                family_name[m->e.family < SHOAL_TRACE_NFAMILIES ? m->e.family : 0]);
+        shoal_outfile_printf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",", m->fn,
+                             family_name[m->e.family < SHOAL_TRACE_NFAMILIES ? m->e.family : 0]);
         put_ts(f, "ts", m->e.t0, base);
-        fprintf(f, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%d,\"tid\":%u,\"args\":{",
-                (m->e.t1 - m->e.t0) / 1000, (m->e.t1 - m->e.t0) % 1000, m->pe, m->e.tid);
-        fprintf(f, "\"peer\":%d,\"bytes\":%" PRIu64, m->e.peer, m->e.bytes);
+        shoal_outfile_printf(
+            f, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%d,\"tid\":%u,\"args\":{",
+            (m->e.t1 - m->e.t0) / 1000, (m->e.t1 - m->e.t0) % 1000, m->pe, m->e.tid);
+        shoal_outfile_printf(f, "\"peer\":%d,\"bytes\":%" PRIu64, m->e.peer, m->e.bytes);
         if (m->e.addr != 0) {
             unsigned row = (unsigned)(m->e.addr >> 48) - 1;
-            fprintf(f, ",\"addr\":\"%s+0x%" PRIx64 "\"",
-                    row == SHOAL_ROUTE_HEAP      ? "heap"
-                    : row == SHOAL_ROUTE_GLOBALS ? "globals"
-                                                 : "row",
-                    m->e.addr & (((uint64_t)1 << 48) - 1));
+            shoal_outfile_printf(f, ",\"addr\":\"%s+0x%" PRIx64 "\"",
+                                 row == SHOAL_ROUTE_HEAP      ? "heap"
+                                 : row == SHOAL_ROUTE_GLOBALS ? "globals"
+                                                              : "row",
+                                 m->e.addr & (((uint64_t)1 << 48) - 1));
         }
-        fprintf(f, "}}");
+        shoal_outfile_printf(f, "}}");
     }
     size_t flows = write_flows(f, all, n, base);
-    fprintf(f, "\n]}\n");
-    fclose(f);
-    SHOAL_INFO("trace: %zu events and %zu flows from %d PEs in %s", n, flows, tr.npes, path);
+    shoal_outfile_printf(f, "\n]}\n");
+    if (shoal_outfile_close(f) == SHOAL_OK)
+        SHOAL_INFO("trace: %zu events and %zu flows from %d PEs in %s", n, flows, tr.npes, path);
 out:
     free(all);
     free(dropped);
@@ -488,14 +501,12 @@ static void profile_print(const uint64_t *all)
             matrix[(size_t)q * np + pe] += w[3 * SHOAL_TRACE_NFAMILIES + np + q];
         }
     }
-    FILE *csv = NULL;
-    if (shoal_env.profile_csv[0] != '\0') {
-        csv = fopen(shoal_env.profile_csv, "w");
-        if (csv == NULL)
-            SHOAL_ERROR("shmem_finalize: SHOAL_PROFILE_CSV=%s: cannot write: %m",
-                        shoal_env.profile_csv);
-        else
-            fprintf(csv, "family,calls,bytes,time_ns,slowest_pe,slowest_pe_time_ns\n");
+    shoal_outfile_t csv_file, *csv = NULL;
+    if (shoal_env.profile_csv[0] != '\0' &&
+        shoal_outfile_open(&csv_file, "shmem_finalize", "SHOAL_PROFILE_CSV", shoal_env.profile_csv,
+                           "w", NULL) == SHOAL_OK) {
+        csv = &csv_file;
+        shoal_outfile_printf(csv, "family,calls,bytes,time_ns,slowest_pe,slowest_pe_time_ns\n");
     }
     printf("Shoal profile: %d PEs, %.3f ms from shmem_init to shmem_finalize on PE 0\n", np,
            (double)(shoal_trace_now() - tr.t_init) / 1e6);
@@ -520,8 +531,8 @@ static void profile_print(const uint64_t *all)
             printf("%-20s %12" PRIu64 " %14" PRIu64 " %12.3f  PE %d (%.3f)\n", family_name[k],
                    calls, bytes, (double)ns / 1e6, worst_pe, (double)worst / 1e6);
         if (csv != NULL)
-            fprintf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n", family_name[k],
-                    calls, bytes, ns, calls ? worst_pe : -1, worst);
+            shoal_outfile_printf(csv, "%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%d,%" PRIu64 "\n",
+                                 family_name[k], calls, bytes, ns, calls ? worst_pe : -1, worst);
     }
     printf("Traffic in bytes, from the row's PE to the column's PE (puts, signals, AMOs, "
            "gets; not the collectives' own):\n%8s",
@@ -533,19 +544,20 @@ static void profile_print(const uint64_t *all)
     }
     printf("\n");
     if (csv != NULL)
-        fprintf(csv, "\nfrom_pe,to_pe,bytes\n");
+        shoal_outfile_printf(csv, "\nfrom_pe,to_pe,bytes\n");
     for (int pe = 0; pe < np; pe++) {
         printf("PE %-5d", pe);
         for (int q = 0; q < np; q++) {
             printf(" %13" PRIu64, matrix[(size_t)pe * np + q]);
             if (csv != NULL)
-                fprintf(csv, "%d,%d,%" PRIu64 "\n", pe, q, matrix[(size_t)pe * np + q]);
+                shoal_outfile_printf(csv, "%d,%d,%" PRIu64 "\n", pe, q,
+                                     matrix[(size_t)pe * np + q]);
         }
         printf("\n");
     }
     fflush(stdout);
     if (csv != NULL)
-        fclose(csv);
+        shoal_outfile_close(csv);
     free(matrix);
 }
 
@@ -595,17 +607,17 @@ void shoal_trace_finalize(void)
         pe_file(path, sizeof(path), tr.me);
         uint64_t dropped = 0;
         pthread_mutex_lock(&tr.lock);
-        FILE *f = fopen(path, "a");
+        shoal_outfile_t out;
+        int opened = shoal_outfile_open(&out, "shmem_finalize", "SHOAL_TRACE", path, "a",
+                                        &tr.pe_file_lost) == SHOAL_OK;
         for (int i = 0; i < tr.nbufs; i++) {
-            if (f != NULL)
-                write_buf(f, tr.bufs[i]);
+            if (opened)
+                write_buf(&out, tr.bufs[i]);
             dropped += tr.bufs[i]->dropped;
         }
-        if (f != NULL) {
-            fprintf(f, "{\"dropped\":%" PRIu64 "}\n", dropped);
-            fclose(f);
-        } else {
-            SHOAL_ERROR("shmem_finalize: SHOAL_TRACE: cannot write %s: %m", path);
+        if (opened) {
+            shoal_outfile_printf(&out, "{\"dropped\":%" PRIu64 "}\n", dropped);
+            shoal_outfile_close(&out);
         }
         pthread_mutex_unlock(&tr.lock);
         if (dropped > 0)

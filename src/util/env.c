@@ -1,12 +1,17 @@
 /*
- * The settings parser and printer, generated from env_table.h.
+ * The settings parser and printer, generated from env_table.h. Secrets
+ * (SHOAL_JOB_KEY) are taken out of the environment once read, so that the
+ * programs a PE starts do not inherit them.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "util/env.h"
 #include "util/log.h"
@@ -106,12 +111,132 @@ static int env_named(const char *const *names, const char *var)
     return 0;
 }
 
+/* ---- secrets ---- */
+
+extern char **environ;
+
+/* The environment block the process started with, the bytes the kernel
+ * shows in /proc/PID/environ (fields 50 and 51 of /proc/self/stat,
+ * env_start and env_end). 0 when unknown. */
+static int env_block(uintptr_t *start_p, uintptr_t *end_p)
+{
+    char buf[4096], *save = NULL;
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')'); /* the command name before it may hold spaces */
+    if (p == NULL)
+        return 0;
+    int field = 3;
+    for (char *tok = strtok_r(p + 1, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save)) {
+        if (field == 50)
+            *start_p = (uintptr_t)strtoull(tok, NULL, 10);
+        else if (field == 51) {
+            *end_p = (uintptr_t)strtoull(tok, NULL, 10);
+            return *start_p != 0 && *end_p > *start_p;
+        }
+        field++;
+    }
+    return 0;
+}
+
+/* Removes `var` from the environment, and wipes its text where it lies in
+ * the block the process started with: unsetenv only drops the pointer,
+ * and /proc/PID/environ would still show the value to anyone allowed to
+ * read it. Text elsewhere (setenv's or putenv's) is left alone: it is not
+ * shown there, and putenv's may be read-only. */
+static void env_scrub(const char *var)
+{
+    size_t len = strlen(var);
+    char *found[8];
+    int n = 0;
+    for (char **e = environ; e != NULL && *e != NULL && n < 8; e++)
+        if (strncmp(*e, var, len) == 0 && (*e)[len] == '=')
+            found[n++] = *e;
+    if (n == 0)
+        return;
+    unsetenv(var);
+    uintptr_t start = 0, end = 0;
+    if (!env_block(&start, &end))
+        return;
+    for (int i = 0; i < n; i++) {
+        size_t size = strlen(found[i]);
+        if ((uintptr_t)found[i] >= start && (uintptr_t)found[i] + size < end)
+            explicit_bzero(found[i], size);
+    }
+}
+
+/* Each secret taken from the environment, so that a later reading (a
+ * shmem_init after shmem_finalize) still finds it. Kept for the process's
+ * life. */
+static struct {
+    const char *var;
+    char *value;
+} taken[4];
+
+static char *taken_value(const char *var)
+{
+    for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+        if (taken[i].var != NULL && strcmp(taken[i].var, var) == 0)
+            return taken[i].value;
+    return NULL;
+}
+
+/* Copies a secret's value out of the environment, then removes it there
+ * unless `keep`; a secret no longer in the environment is the copy. */
+static void take_secret(const char *var, shoal_env_secret_t *field, unsigned char *set, int keep)
+{
+    char *copy = taken_value(var);
+    if (!*set) {
+        if (copy != NULL) {
+            *field = copy;
+            *set = 1;
+        }
+        return;
+    }
+    if (keep)
+        return;
+    if (copy == NULL || strcmp(copy, *field) != 0) {
+        size_t i = 0;
+        while (i < sizeof(taken) / sizeof(taken[0]) && taken[i].var != NULL &&
+               strcmp(taken[i].var, var) != 0)
+            i++;
+        if (i == sizeof(taken) / sizeof(taken[0]) || (copy = strdup(*field)) == NULL)
+            return; /* left in the environment rather than lost */
+        taken[i].var = var;
+        taken[i].value = copy; /* a value replaced here stays allocated: *field may be it */
+    }
+    *field = copy;
+    env_scrub(var);
+}
+
+#define SHOAL_ENV_TAKE_NOTHING(type)                                                               \
+    __attribute__((unused)) static void take_##type(const char *var, shoal_env_##type##_t *field,  \
+                                                    unsigned char *set, int keep)                  \
+    {                                                                                              \
+        (void)var, (void)field, (void)set, (void)keep;                                             \
+    }
+SHOAL_ENV_TAKE_NOTHING(size)
+SHOAL_ENV_TAKE_NOTHING(bool)
+SHOAL_ENV_TAKE_NOTHING(uint)
+SHOAL_ENV_TAKE_NOTHING(string)
+#undef SHOAL_ENV_TAKE_NOTHING
+
 static pthread_mutex_t env_lock = PTHREAD_MUTEX_INITIALIZER;
 static int env_loaded; /* shoal_env holds a valid reading */
 
 shoal_status_t shoal_env_load(shoal_env_t *env)
 {
     shoal_status_t status = shoal_env_load_only(env, NULL);
+#define SHOAL_ENV_TAKE(var, type, field, def, doc)                                                 \
+    take_##type(#var, &env->field, &env->set.field, env->job_key_inherit);
+    SHOAL_ENV_TABLE(SHOAL_ENV_TAKE)
+#undef SHOAL_ENV_TAKE
     if (env == &shoal_env)
         __atomic_store_n(&env_loaded, status == SHOAL_OK, __ATOMIC_RELEASE);
     return status;
@@ -250,7 +375,7 @@ void shoal_env_print(FILE *out, const shoal_env_t *env, int markdown)
 #define SHOAL_ENV_PRINT(var, type, field, def, doc)                                                \
     fprintf(out, "  %-24s = ", #var);                                                              \
     print_value_##type(out, env->field);                                                           \
-    fprintf(out, "%s\n", getenv(#var) ? "" : "  (default)");
+    fprintf(out, "%s\n", env->set.field ? "" : "  (default)");
     SHOAL_ENV_TABLE(SHOAL_ENV_PRINT)
 #undef SHOAL_ENV_PRINT
 }

@@ -33,7 +33,9 @@ typedef struct {
  * parsed once per init. */
 extern shoal_env_t shoal_env;
 
-/* Reads every setting; on a malformed value logs which variable and why. */
+/* Reads every setting; on a malformed value logs which variable and why.
+ * Takes the secrets out of the process's environment (unless
+ * SHOAL_JOB_KEY_INHERIT), keeping a copy that later readings return. */
 shoal_status_t shoal_env_load(shoal_env_t *env);
 /* shoal_env, read first if nothing has read it yet (code that can run before
  * shmem_init, e.g. shmemx_get_uniqueid); NULL if a value is malformed (logged). */

@@ -5,7 +5,8 @@
  * from these rows; a default is written here and nowhere else.
  * Types: size (bytes, with optional k/m/g/t suffix), bool (0/1, yes/no,
  * true/false, on/off), uint (unsigned decimal), string, secret (a string that
- * shoal-info and SHMEM_INFO never print).
+ * shoal-info and SHMEM_INFO never print, and that is removed from the process's
+ * environment once read unless SHOAL_JOB_KEY_INHERIT says to keep it).
  */
 #ifndef SHOAL_UTIL_ENV_TABLE_H
 #define SHOAL_UTIL_ENV_TABLE_H
@@ -47,6 +48,12 @@
     X(SHOAL_LOG_FILE, string, log_file, "",                                                        \
       "Also write each PE's log lines to this file (%h host, %p pid, %r PE are replaced, for "     \
       "example shoal.%h.%r.log); errors and warnings still go to stderr.")                         \
+    X(SHOAL_OUTPUT_LOST_STATUS, uint, output_lost_status, "0",                                     \
+      "Exit status a PE's process ends with, in place of 0, when a file Shoal was asked to "       \
+      "write (SHOAL_TRACE's files, SHOAL_PROFILE_CSV, SHOAL_LOG_FILE) could not be written "       \
+      "completely, e.g. on a full disk. The failure itself is always logged, naming the file "     \
+      "and the cause. Applied after every other exit handler of the program, by _exit (library "   \
+      "destructors do not run then). 0: the program's own status stands.")                         \
     X(SHOAL_SYMMETRIC_GLOBALS, bool, symmetric_globals, "1",                                       \
       "Make the executable's global and static variables symmetric (remotely accessible).")        \
     X(SHOAL_WAIT_SPIN, uint, wait_spin, "512",                                                     \
@@ -115,7 +122,8 @@
       "above and the default unique-ID address).")                                                 \
     X(SHOAL_STORE_TLS, bool, store_tls, "1",                                                       \
       "Protect config-store traffic with TLS 1.3 and mutual authentication. Turning it off "       \
-      "lets anyone who reaches the store join or read the job's bootstrap data; "                  \
+      "lets an outsider who reaches the store join the job, read its bootstrap data or end it "    \
+      "with any status and message; "                                                              \
       "shmemx_set_conf_store_tls called before init takes precedence.")                            \
     X(SHOAL_STORE_TLS_INFO, string, store_tls_info, "",                                            \
       "Certificates instead of the job secret: cert=PATH;key=PATH;ca=PATH[;crl=PATH]"              \
@@ -126,7 +134,12 @@
       "-hex 32` prints). Refused unless its mode is 0600 or stricter.")                            \
     X(SHOAL_JOB_KEY, secret, job_key, "",                                                          \
       "The job secret itself, 64 hex digits, when no SHOAL_JOB_KEY_FILE is given. Never "          \
-      "printed.")                                                                                  \
+      "printed. Removed from the process's environment once read (also from what "                 \
+      "/proc/PID/environ shows), so that programs a PE starts do not inherit it. Keys of little "  \
+      "entropy (all zero, one repeated byte, a short repeated pattern) are refused.")              \
+    X(SHOAL_JOB_KEY_INHERIT, bool, job_key_inherit, "0",                                           \
+      "Leave SHOAL_JOB_KEY in the environment after it is read, so that child processes of a "     \
+      "PE inherit it (e.g. a PE that starts further PEs of the same job).")                        \
     X(SHOAL_STORE_CONNECT_TIMEOUT, uint, store_connect_timeout, "60",                              \
       "Seconds a PE keeps trying to reach the config store before it gives up with an "            \
       "error (PE 0 may start later than the others).")                                             \

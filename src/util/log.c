@@ -1,6 +1,11 @@
 /*
  * Log output: one write(2) per line so lines from many PEs do not interleave.
+ * Writes to SHOAL_LOG_FILE are checked: the first failure (a full disk, say)
+ * is reported once on stderr with the file and errno, the file is given up
+ * and the PE's lines go to stderr from then on (util/outfile.h counts the
+ * file as lost).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,6 +13,7 @@
 #include <unistd.h>
 
 #include "util/log.h"
+#include "util/outfile.h"
 
 int shoal_log_level = SHOAL_LOG_WARN;
 static unsigned log_subsys = ~0u; /* subsystems printed, one bit each */
@@ -15,6 +21,8 @@ static int log_pe = -1;
 static char log_host[64];
 static char log_file_pattern[512];
 static int log_fd = -1;
+static char log_path[1024];
+static int log_file_failed; /* set once, by the thread whose write failed first */
 
 /* Subsystems, each named by where its sources live (the first match wins). */
 static const struct {
@@ -80,14 +88,50 @@ void shoal_log_set_pe(int pe)
     if (log_file_pattern[0] == '\0' || pe < 0)
         return;
     host_name();
-    char path[1024];
+    /* A file given up after a failed write stays given up: this PE's lines
+     * already went to stderr, and a second report of the same full disk
+     * helps nobody. */
+    if (__atomic_load_n(&log_file_failed, __ATOMIC_ACQUIRE))
+        return;
+    char path[sizeof(log_path)];
     expand(path, sizeof(path), log_file_pattern);
     if (log_fd >= 0)
         close(log_fd);
     log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0)
-        shoal_log(SHOAL_LOG_WARN, "SHOAL_LOG_FILE: cannot open %s: %m; logging to stderr only",
-                  path);
+        shoal_outfile_lost(path, 0,
+                           "SHOAL_LOG_FILE: cannot open %s: %s (errno %d); this PE logs to "
+                           "stderr only. Name a place this user may write",
+                           path, strerror(errno), errno);
+    else
+        memcpy(log_path, path, sizeof(log_path));
+}
+
+/* Writes a whole line to the log file; on the first failure gives the file
+ * up (it stays open: another thread may be writing to that descriptor, and
+ * closing it could hand the number to an unrelated file) and reports it.
+ * 0 when the line is in the file. */
+static int file_write(const char *line, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(log_fd, line + done, n - done);
+        if (w > 0) {
+            done += (size_t)w;
+            continue;
+        }
+        if (w < 0 && errno == EINTR)
+            continue;
+        int err = w < 0 ? errno : ENOSPC; /* a regular file writes 0 bytes only when full */
+        if (__atomic_exchange_n(&log_file_failed, 1, __ATOMIC_ACQ_REL) == 0)
+            shoal_outfile_lost(log_path, 0,
+                               "SHOAL_LOG_FILE: writing %s failed: %s (errno %d); the file is "
+                               "incomplete and this PE's later lines go to stderr only. Free "
+                               "space there or point SHOAL_LOG_FILE at a file system with room",
+                               log_path, strerror(err), err);
+        return -1;
+    }
+    return 0;
 }
 
 shoal_status_t shoal_log_configure(const char *subsys, const char *file)
@@ -141,9 +185,9 @@ static void vlog(shoal_log_level_t level, const char *file, const char *fmt, va_
         n = (int)sizeof(line) - 2;
     line[n++] = '\n';
     ssize_t ignored;
-    if (log_fd >= 0)
-        ignored = write(log_fd, line, (size_t)n);
-    if (log_fd < 0 || level <= SHOAL_LOG_WARN)
+    int in_file = log_fd >= 0 && !__atomic_load_n(&log_file_failed, __ATOMIC_ACQUIRE) &&
+                  file_write(line, (size_t)n) == 0;
+    if (!in_file || level <= SHOAL_LOG_WARN)
         ignored = write(STDERR_FILENO, line, (size_t)n);
     (void)ignored;
 }

@@ -79,7 +79,8 @@ static void park(int sig)
         pause();
 }
 
-/* The marker's name, the same on every PE of the job. */
+/* The marker's name, the same on every PE of the job. It is made before
+ * shmem_init: init takes the job key out of the environment. */
 static void marker_path(char *path, size_t size)
 {
     const char *key = getenv("SHOAL_JOB_KEY");
@@ -89,6 +90,8 @@ static void marker_path(char *path, size_t size)
 int main(void)
 {
     const size_t len = 1 << 20;
+    char marker[64];
+    marker_path(marker, sizeof(marker));
     shmem_init();
     const int me = shmem_my_pe();
     char *buf = shmem_malloc(len);
@@ -98,8 +101,6 @@ int main(void)
     const char *colon = store ? strrchr(store, ':') : NULL;
     int store_port = colon ? atoi(colon + 1) : -1;
     shmem_barrier_all();
-    char marker[64];
-    marker_path(marker, sizeof(marker));
     if (me == 1) {
         signal(SIGABRT, park);
         const time_t give_up = time(NULL) + 30;

@@ -43,7 +43,9 @@ fail() {
 common=(--launch-agent "$here/rsh_agent.sh" -x UCX_TLS=tcp -x UCX_NET_DEVICES=shoal0
     -x SHOAL_STORE_CONNECT_TIMEOUT=30 --timeout 120)
 
-# While the job waits: the key is in a PE's environment, in no command line.
+# While the job waits: the key went to the PEs through the environment, in no
+# command line. With SHOAL_JOB_KEY_INHERIT=1 (KEY_INHERIT=1 here) the PE keeps
+# it there, so the test can read it; by default init takes it out.
 check_key() {
     local pid key p hits=0
     for ((i = 0; i < 200; i++)); do
@@ -53,6 +55,10 @@ check_key() {
     pid=$(pgrep -f "^$prog ring" | head -n 1)
     [ -n "$pid" ] || { fail "no PE process found"; return; }
     key=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^SHOAL_JOB_KEY=//p')
+    if [ -z "${KEY_INHERIT:-}" ]; then
+        [ -z "$key" ] || fail "the job key is still in a PE's environment after init"
+        return
+    fi
     [ ${#key} -eq 64 ] || { fail "no 64-digit SHOAL_JOB_KEY in a PE's environment"; return; }
     for p in /proc/[0-9]*; do
         { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$key" && {
@@ -67,7 +73,8 @@ check_key() {
 ring_job() {
     local np=$1
     shift
-    "$shoalrun" "$@" "${common[@]}" -t "$prog" ring 3 "$mark" >"$out" 2>"$err" &
+    "$shoalrun" "$@" "${common[@]}" ${KEY_INHERIT:+-x SHOAL_JOB_KEY_INHERIT=1} -t "$prog" ring 3 \
+        "$mark" >"$out" 2>"$err" &
     local pid=$!
     check_key "$np"
     wait $pid
@@ -86,7 +93,7 @@ ring_job() {
     if pgrep -af "$mark"; then fail "$*: processes left behind"; fi
 }
 
-ring_job 2 --host 10.77.0.1,10.77.0.2 && echo "ok: --host 10.77.0.1,10.77.0.2 (2 x 1)"
+KEY_INHERIT=1 ring_job 2 --host 10.77.0.1,10.77.0.2 && echo "ok: --host 10.77.0.1,10.77.0.2 (2 x 1)"
 printf '# the two hosts\n10.77.0.1 slots=2\n\n10.77.0.2   slots=2 # second\n' >"$tmp/hosts"
 ring_job 4 --hostfile "$tmp/hosts" && echo "ok: --hostfile, slots=2 (2 x 2)"
 ring_job 4 -N 2 -H 10.77.0.1,10.77.0.2 && echo "ok: -N 2 -H (2 x 2)"

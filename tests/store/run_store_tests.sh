@@ -99,6 +99,9 @@ expect_all_ok() {
     done
 }
 
+# refused: the last PE waited for (RC) failed by itself, not by a signal.
+refused() { [ "$RC" -ne 0 ] && [ "$RC" -lt 128 ]; }
+
 # expect_in FILE REGEX [COUNT]: COUNT (default: at least 1) lines match.
 expect_in() {
     local n
@@ -260,6 +263,67 @@ key-file) # the secret from a file: 0600 works, 0644 and malformed text are refu
     [ "$RC" -ne 0 ] || fail "TLS without a secret was accepted"
     expect_in "$TMP/pe0.err" "TLS is on \(the default\) but no job secret" 1
     ;;
+key-env) # init takes the key out of the environment: /proc/PID/environ of the PE and of a
+    # child it starts hold no trace of it; SHOAL_JOB_KEY_INHERIT=1 keeps it in both
+    for inherit in 0 1; do
+        rm -f "$TMP/go"
+        for ((r = 0; r < NP; r++)); do
+            EXTRA_ENV="STORE_TEST_GO=$TMP/go SHOAL_JOB_KEY_INHERIT=$inherit" \
+                start "pe$r" "$r" "$NP" "$PE" child
+        done
+        for ((r = 0; r < NP; r++)); do
+            for ((i = 0; i < 600; i++)); do # 60 s: TLS start-up on a loaded machine
+                grep -q "^pids PE $r " "$TMP/pe$r.out" 2>/dev/null && break
+                sleep 0.1
+            done
+            read -r _ _ _ _ self _ child < <(grep "^pids PE $r " "$TMP/pe$r.out") ||
+                fail "PE $r did not start its child within 60 s"
+            for p in "$self" "$child"; do
+                envtext=$(tr '\0' '\n' <"/proc/$p/environ") || fail "cannot read /proc/$p/environ"
+                grep -qx "SHOAL_RANK=$r" <<<"$envtext" ||
+                    fail "/proc/$p/environ (PE $r) lacks SHOAL_RANK=$r: not the PE's environment?"
+                if [ "$inherit" = 0 ]; then
+                    if grep -qF "$KEY" <<<"$envtext" || grep -q "^SHOAL_JOB_KEY=." <<<"$envtext"; then
+                        fail "the job key is in /proc/$p/environ (PE $r, self $self, child $child)"
+                    fi
+                else
+                    grep -qx "SHOAL_JOB_KEY=$KEY" <<<"$envtext" ||
+                        fail "SHOAL_JOB_KEY_INHERIT=1, yet the key is not in /proc/$p/environ"
+                fi
+            done
+            expect_in "$TMP/pe$r.out" "^key after init: $([ "$inherit" = 0 ] && echo absent || echo present)$" 1
+        done
+        touch "$TMP/go"
+        expect_all_ok "$NP"
+        for ((r = 0; r < NP; r++)); do expect_in "$TMP/pe$r.out" "^OK child PE $r$" 1; done
+    done
+    ;;
+key-weak) # keys easy to guess are refused, saying how to make a good one
+    how="Make a random one with \`openssl rand -hex 32\` and give the same to every PE"
+    for k in "$(printf '0%.0s' {1..64}):it is all zero" \
+        "$(printf 'ab%.0s' {1..32}):it is one byte, 0xab, repeated" \
+        "$(printf 'deadbeef%.0s' {1..8}):it is a pattern of 4 bytes repeated, so it holds 4 bytes"; do
+        KEY=${k%%:*} start pe0 0 1 "$PE" basic
+        wait_rc pe0
+        refused || fail "key ${k%%:*}: exit status $RC"
+        expect_in "$TMP/pe0.err" "SHOAL_JOB_KEY: the job secret is too easy to guess: ${k#*:}.*$how" 1
+    done
+    KEY=0123456789abcdef0123456789abcdef start pe0 0 1 "$PE" basic
+    wait_rc pe0
+    refused || fail "a short key: exit status $RC"
+    expect_in "$TMP/pe0.err" "SHOAL_JOB_KEY: the job secret must be 64 hex digits \(32 random bytes\), but it has 32 characters; make one with \`openssl rand -hex 32\`" 1
+    printf '%064d\n' 0 >"$TMP/key"
+    chmod 600 "$TMP/key"
+    KEY="" EXTRA_ENV="SHOAL_JOB_KEY_FILE=$TMP/key" start pe0 0 1 "$PE" basic
+    wait_rc pe0
+    refused || fail "a zero key file: exit status $RC"
+    expect_in "$TMP/pe0.err" "SHOAL_JOB_KEY_FILE=$TMP/key: the job secret is too easy to guess: it is all zero" 1
+    env STORE_TEST_RANK=0 STORE_TEST_NPES=1 STORE_TEST_STORE="$STORE" \
+        STORE_TEST_KEY="$(printf '0%.0s' {1..64})" timeout 60 "$PE" attr 0 >"$TMP/attr.out" 2>"$TMP/attr.err"
+    RC=$?
+    refused || fail "a zero key by shmemx_init_attr: exit status $RC"
+    expect_in "$TMP/attr.err" "shmemx_init_attr \(job_key\): the job secret is too easy to guess: it is all zero" 1
+    ;;
 wrong-secret) # an intruder with another secret is refused; both sides say so
     start pe0 0 2 "$PE" basic
     KEY=$(newkey) start intruder 1 2 "$PE" basic
@@ -299,6 +363,7 @@ tls-off-env) # TLS off for the whole job by environment: works, warns once per P
     EXTRA_ENV="SHOAL_STORE_TLS=0" KEY="" run_job "$NP" "$PE" reinit
     for ((r = 0; r < NP; r++)); do
         expect_in "$TMP/pe$r.err" "TLS is turned off \(SHOAL_STORE_TLS=0\)" 1
+        expect_in "$TMP/pe$r.err" "an outsider on the network who can reach the store can join the job, read what PEs publish, or end the job with any exit status and message" 1
         expect_in "$TMP/pe$r.out" "^OK reinit PE $r$" 2
     done
     ;;

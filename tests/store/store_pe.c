@@ -12,15 +12,21 @@
  *   reinit            basic, twice (finalize and initialize again)
  *   exit STATUS PE    PE calls shmem_global_exit(STATUS); the others must be ended by it
  *   hang              initialize, say "ready", then wait to be ended
+ *   child             initialize, say whether SHOAL_JOB_KEY is still in the environment,
+ *                     start a child that sleeps, print both pids, wait until the file
+ *                     STORE_TEST_GO exists (the test has read /proc/PID/environ of both),
+ *                     then end the child and run the basic checks
  *   time              initialize, print "init_done <seconds since the epoch>", finalize
  *   make-uid FILE     write a unique ID to FILE and exit at once (its store dies with it)
  *   coordinator FILE  write a unique ID to FILE and return from main: not a PE, it hosts
  *                     the store and must outlive the job (its exit waits for the PEs)
  * Prints "OK <mode> PE <n>" on success; exit status 10 means a check failed.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,6 +202,25 @@ int main(int argc, char **argv)
         clock_gettime(CLOCK_REALTIME, &ts);
         printf("init_done %ld.%09ld\n", (long)ts.tv_sec, ts.tv_nsec);
         shmem_finalize();
+    } else if (strcmp(mode, "child") == 0) {
+        shmem_init();
+        const int me = shmem_my_pe();
+        printf("key after init: %s\n", getenv("SHOAL_JOB_KEY") != NULL ? "present" : "absent");
+        pid_t child = fork();
+        if (child == 0) {
+            execlp("sleep", "sleep", "120", (char *)NULL);
+            _exit(127);
+        }
+        EXPECT(child > 0, "fork failed");
+        printf("pids PE %d self %ld child %ld\n", me, (long)getpid(), (long)child);
+        const char *go = getenv("STORE_TEST_GO");
+        for (int i = 0; go != NULL && access(go, F_OK) != 0 && i < 1000; i++)
+            usleep(50000); /* 50 s at most */
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        checks();
+        printf("OK child PE %d\n", me);
+        shmem_finalize();
     } else if (strcmp(mode, "hang") == 0) {
         shmem_init();
         shmem_barrier_all();
@@ -206,7 +231,7 @@ int main(int argc, char **argv)
     } else {
         fprintf(stderr, "usage: store_pe basic|uid HEAP|attr HEAP|tls-off|tls-cert INFO|"
                         "tls-bad INFO|tls-after-init|reinit|exit STATUS PE|hang|time|make-uid FILE|"
-                        "coordinator FILE\n");
+                        "coordinator FILE|child\n");
         return 2;
     }
     return 0;

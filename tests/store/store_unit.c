@@ -146,6 +146,23 @@ static void test_settings(void)
     memcpy(bad, hex, 65);
     bad[10] = 'g';
     CHECK(shoal_store_parse_secret(bad, 64, "t", s) == SHOAL_ERR_INVALID);
+    /* Keys easy to guess: all zero, one byte, patterns shorter than 16 bytes
+     * repeated, few byte values. A 16-byte pattern (hex above) passes. */
+    static const char *const weak[] = {
+        "0000000000000000000000000000000000000000000000000000000000000000",
+        "abababababababababababababababababababababababababababababababab",
+        "deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef",
+        "00112233445566778899aabbccddee00112233445566778899aabbccddee0011",
+        "0000000000000000000000000000000000000000000000000000000000000001",
+        "0102030401020304010203040102030401020304010203040102030401020305",
+    };
+    for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++) {
+        memset(s, 0x5a, sizeof(s));
+        CHECK(shoal_store_parse_secret(weak[i], 64, "t", s) == SHOAL_ERR_INVALID);
+        CHECK(s[0] == 0 && s[31] == 0); /* nothing of a refused key is left */
+    }
+    const char *random_key = "3f9c1d7ab2e04856c1f0e9a7d3b26c84a05e7f19d2c3b4a6e8f1027d9c5b3a61";
+    CHECK(shoal_store_parse_secret(random_key, 64, "t", s) == SHOAL_OK);
 
     shoal_store_certs_t c;
     int has;

@@ -50,8 +50,10 @@ static void warn_tls_off(const char *how)
     pthread_mutex_unlock(&config_lock);
     if (first)
         SHOAL_WARN("config store: TLS is turned off (%s): bootstrap traffic travels in plain "
-                   "text and anyone who can reach the store can join the job or read what PEs "
-                   "publish; use it only on a network you trust",
+                   "text, unauthenticated, so an outsider on the network who can reach the "
+                   "store can join the job, read what PEs publish, or end the job with any "
+                   "exit status and message. Use it only on a network you trust; otherwise "
+                   "leave TLS on (the default) with a job key made by `openssl rand -hex 32`",
                    how);
 }
 
@@ -88,6 +90,42 @@ static int is_space(int c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/* Why a secret is too easy to guess, or NULL: all zero, fewer than 16 bytes
+ * of key material (a pattern shorter than 16 bytes repeated; 1: one byte),
+ * or few different byte values. 32 random bytes fail these with a
+ * probability below 2^-100. */
+static const char *secret_weakness(const uint8_t s[SHOAL_STORE_SECRET_BYTES], char *why,
+                                   size_t size)
+{
+    int zero = 1, seen[256] = {0}, distinct = 0;
+    for (size_t i = 0; i < SHOAL_STORE_SECRET_BYTES; i++) {
+        zero &= s[i] == 0;
+        distinct += !seen[s[i]]++;
+    }
+    if (zero)
+        return "it is all zero";
+    for (size_t period = 1; period < 16; period++) {
+        size_t i = period;
+        while (i < SHOAL_STORE_SECRET_BYTES && s[i] == s[i - period])
+            i++;
+        if (i == SHOAL_STORE_SECRET_BYTES) {
+            if (period == 1)
+                snprintf(why, size, "it is one byte, 0x%02x, repeated", s[0]);
+            else
+                snprintf(why, size,
+                         "it is a pattern of %zu bytes repeated, so it holds %zu bytes of key "
+                         "material, not 16 or more",
+                         period, period);
+            return why;
+        }
+    }
+    if (distinct < 8) {
+        snprintf(why, size, "it has only %d different byte values of 32 bytes", distinct);
+        return why;
+    }
+    return NULL;
+}
+
 shoal_status_t shoal_store_parse_secret(const char *text, size_t len, const char *what,
                                         uint8_t secret[SHOAL_STORE_SECRET_BYTES])
 {
@@ -97,10 +135,11 @@ shoal_status_t shoal_store_parse_secret(const char *text, size_t len, const char
     while (end > start && is_space((unsigned char)text[end - 1]))
         end--;
     if (end - start != 2 * SHOAL_STORE_SECRET_BYTES) {
-        SHOAL_ERROR("%s: the job secret must be %d hex digits (%d random bytes, as `openssl "
-                    "rand -hex %d` prints), but it has %zu characters",
-                    what, 2 * SHOAL_STORE_SECRET_BYTES, SHOAL_STORE_SECRET_BYTES,
-                    SHOAL_STORE_SECRET_BYTES, end - start);
+        SHOAL_ERROR("%s: the job secret must be %d hex digits (%d random bytes), but it has "
+                    "%zu characters; make one with `openssl rand -hex %d` and give the same to "
+                    "every PE",
+                    what, 2 * SHOAL_STORE_SECRET_BYTES, SHOAL_STORE_SECRET_BYTES, end - start,
+                    SHOAL_STORE_SECRET_BYTES);
         return SHOAL_ERR_INVALID;
     }
     for (size_t i = 0; i < SHOAL_STORE_SECRET_BYTES; i++) {
@@ -113,6 +152,15 @@ shoal_status_t shoal_store_parse_secret(const char *text, size_t len, const char
             return SHOAL_ERR_INVALID;
         }
         secret[i] = (uint8_t)(hi << 4 | lo);
+    }
+    char why[160];
+    const char *weak = secret_weakness(secret, why, sizeof(why));
+    if (weak != NULL) {
+        SHOAL_ERROR("%s: the job secret is too easy to guess: %s. Make a random one with "
+                    "`openssl rand -hex %d` and give the same to every PE",
+                    what, weak, SHOAL_STORE_SECRET_BYTES);
+        memset(secret, 0, SHOAL_STORE_SECRET_BYTES);
+        return SHOAL_ERR_INVALID;
     }
     return SHOAL_OK;
 }

@@ -1,8 +1,13 @@
 """A whole job in a few lines, for the start-up modes (shoalrun, mpirun, the
 config store): values cross PEs by put, AMO and reduction; prints one line."""
+import os
+
 import numpy as np
 
 import shoal
+
+# shmem_init took the job key out of the environment, os.environ's copy too.
+assert "SHOAL_JOB_KEY" not in os.environ, "the job key is still in os.environ"
 
 me, n = shoal.my_pe(), shoal.n_pes()
 a = shoal.zeros(8, np.float64)
