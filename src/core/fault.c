@@ -69,6 +69,13 @@ static void restore(void)
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
     (void)uctx;
+    if (si->si_code <= 0) {
+        /* Sent (kill, raise), not a fault: delivered again to what was
+         * there before, since nothing would repeat it. */
+        restore();
+        raise(sig);
+        return;
+    }
     void *frames[64];
     const int n = backtrace(frames, 64);
     const char *fn = NULL;
