@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "core/error.h"
 #include "core/fault.h"
@@ -42,6 +43,89 @@ static const char *routine_at(void *ip)
     if (strncmp(name, "pshmem", 6) == 0)
         name++;
     return strncmp(name, "shmem_", 6) == 0 || strncmp(name, "shmemx_", 7) == 0 ? name : NULL;
+}
+
+#if defined(__x86_64__)
+/* Where a PLT stub (or the function itself) at `t` jumps to: the stub's
+ * GOT slot, which the call that led here has already resolved. */
+static void *plt_target(const unsigned char *t)
+{
+    if (t[0] == 0xf3 && t[1] == 0x0f && t[2] == 0x1e && t[3] == 0xfa)
+        t += 4; /* endbr64 */
+    if (t[0] == 0xf2)
+        t++;                            /* bnd */
+    if (t[0] == 0xff && t[1] == 0x25) { /* jmp *rel32(%rip) */
+        int32_t rel;
+        memcpy(&rel, t + 2, sizeof(rel));
+        void *const *slot = (void *const *)(t + 6 + rel);
+        return *slot;
+    }
+    return (void *)t;
+}
+
+/* The function that the call instruction ending at return address `ret`
+ * called, or NULL when the bytes before it are no direct or GOT call. An
+ * entry point that ends in a tail call (shmem_putmem into memcpy) leaves no
+ * frame of its own, but its caller's call instruction still names it. */
+static void *called_from(void *ret)
+{
+    const unsigned char *r = ret;
+    Dl_info info;
+    if (dladdr(ret, &info) == 0)
+        return NULL;
+    int32_t rel;
+    memcpy(&rel, r - 4, sizeof(rel));
+    if (r[-5] == 0xe8) { /* call rel32 */
+        const unsigned char *t = r + rel;
+        return dladdr(t, &info) != 0 ? plt_target(t) : NULL;
+    }
+    if (r[-6] == 0xff && r[-5] == 0x15) /* call *rel32(%rip) */
+        return *(void *const *)(r + rel);
+    return NULL;
+}
+
+static void *fault_ip(const void *uctx)
+{
+    return (void *)((const ucontext_t *)uctx)->uc_mcontext.gregs[REG_RIP];
+}
+#else
+static void *called_from(void *ret)
+{
+    (void)ret;
+    return NULL;
+}
+
+static void *fault_ip(const void *uctx)
+{
+    (void)uctx;
+    return NULL;
+}
+#endif
+
+/* The OpenSHMEM routine of this library in whose call the fault happened:
+ * the first frame from the faulting one outward that is in such a routine,
+ * or whose call instruction called one. */
+static const char *faulting_routine(const void *uctx)
+{
+    void *frames[64];
+    const int n = backtrace(frames, 64);
+    void *ip = fault_ip(uctx);
+    int first = 0; /* the faulting frame, when it can be found */
+    for (int i = 0; i < n; i++)
+        if (frames[i] == ip) {
+            first = i;
+            break;
+        }
+    for (int i = first; i < n; i++) {
+        const char *fn = routine_at(frames[i]);
+        if (fn == NULL && ip != NULL && i > first) {
+            void *callee = called_from(frames[i]);
+            fn = callee != NULL ? routine_at(callee) : NULL;
+        }
+        if (fn != NULL)
+            return fn;
+    }
+    return NULL;
 }
 
 /* Which argument of routine `fn` holds the local pointer that faulted. */
@@ -68,7 +152,6 @@ static void restore(void)
 
 static void on_fault(int sig, siginfo_t *si, void *uctx)
 {
-    (void)uctx;
     if (si->si_code <= 0) {
         /* Sent (kill, raise), not a fault: delivered again to what was
          * there before, since nothing would repeat it. */
@@ -76,11 +159,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
         raise(sig);
         return;
     }
-    void *frames[64];
-    const int n = backtrace(frames, 64);
-    const char *fn = NULL;
-    for (int i = 0; i < n && fn == NULL; i++)
-        fn = routine_at(frames[i]);
+    const char *fn = faulting_routine(uctx);
     if (fn == NULL) {
         /* Not ours: the previous disposition takes the same fault again
          * when the faulting instruction restarts. */

@@ -72,6 +72,8 @@ static void slot_mark(int slot, int used)
 
 int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe)
 {
+    if (strncmp(fn, "pshmem", 6) == 0)
+        fn++; /* SHOAL_CTX_PE passes __func__: the spec name is the one users call */
     if (ctx == NULL)
         shoal_fatal("%s: ctx is SHMEM_CTX_INVALID; create it with shmem_ctx_create first", fn);
     shoal_ctx_check_handle(fn, ctx);

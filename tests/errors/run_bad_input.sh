@@ -43,16 +43,16 @@ expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 80 bytes
 for check in 0 1; do
     SHOAL_CHECK=$check
     export SHOAL_CHECK
-    expect_error reduce_past_heap "shmem_long_sum_reduce: dest" "past the end of the symmetric heap"
-    expect_error reduce_team_invalid "shmem_long_sum_reduce: team is SHMEM_TEAM_INVALID"
-    expect_error garbage_team "shmem_team_sync: team 0x[0-9a-f]* is not a team handle"
-    expect_error team_destroy_twice "shmem_team_destroy: team 0x[0-9a-f]* was already destroyed"
-    expect_error ctx_destroyed "shmem_ctx_long_p: ctx 0x[0-9a-f]* was destroyed by shmem_ctx_destroy"
-    expect_error put_null_source "shmem_putmem: source is NULL"
-    expect_error wait_null "shmem_long_wait_until: ivar is NULL"
-    expect_error wait_nonsymmetric "shmem_long_wait_until: ivar 0x[0-9a-f]* is not a symmetric address"
+    expect_error reduce_past_heap "ERROR: shmem_long_sum_reduce: dest" "past the end of the symmetric heap"
+    expect_error reduce_team_invalid "ERROR: shmem_long_sum_reduce: team is SHMEM_TEAM_INVALID"
+    expect_error garbage_team "ERROR: shmem_team_sync: team 0x[0-9a-f]* is not a team handle"
+    expect_error team_destroy_twice "ERROR: shmem_team_destroy: team 0x[0-9a-f]* was already destroyed"
+    expect_error ctx_destroyed "ERROR: shmem_ctx_long_p: ctx 0x[0-9a-f]* was destroyed by shmem_ctx_destroy"
+    expect_error put_null_source "ERROR: shmem_putmem: source is NULL"
+    expect_error wait_null "ERROR: shmem_long_wait_until: ivar is NULL"
+    expect_error wait_nonsymmetric "ERROR: shmem_long_wait_until: ivar 0x[0-9a-f]* is not a symmetric address"
     # Item 3: clearing a lock this PE does not hold would break it.
-    expect_error clear_lock_not_held "shmem_clear_lock: lock 0x[0-9a-f]* is not held by this PE (PE $((npes - 1)))"
+    expect_error clear_lock_not_held "ERROR: shmem_clear_lock: lock 0x[0-9a-f]* is not held by this PE (PE $((npes - 1)))"
     expect lock_ok zero
 done
 unset SHOAL_CHECK
