@@ -12,7 +12,10 @@
 #include "core/error.h"
 #include "core/team.h"
 
-#define TEAM_SET(fn, team) (shoal_team_check(fn, team), &(team)->set)
+/* A team routine checks its team in a statement of its own before anything
+ * reads the handle (a call's arguments are evaluated in no fixed order, so
+ * the check cannot sit in one argument while another reads the team). */
+#define TEAM_SET(team) (&(team)->set)
 /* In an active-set routine: 0 when this PE is not in the set (warned once
  * per user call site), and the routine returns at once. */
 #define ACTIVE_SET(set_p)                                                                          \
@@ -29,7 +32,8 @@ static void check_root(const char *fn, const shoal_peset_t *set, int root)
 static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                           size_t nbytes, int root)
 {
-    const shoal_peset_t *set = TEAM_SET(fn, team);
+    shoal_team_check(fn, team);
+    const shoal_peset_t *set = TEAM_SET(team);
     check_root(fn, set, root);
     shoal_coll_broadcast(fn, set, shoal_team_psync(team), dest, source, nbytes, root, 1);
     return 0;
@@ -46,24 +50,27 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,       \
-                           source, nelems * sizeof(TYPE));                                         \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,         \
+                           nelems * sizeof(TYPE));                                                 \
         return 0;                                                                                  \
     }                                                                                              \
     SHOAL_API_DEF(int, shmem_##NAME##_fcollect)                                                    \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
-                            source, nelems * sizeof(TYPE));                                        \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
+                            nelems * sizeof(TYPE));                                                \
         return 0;                                                                                  \
     }                                                                                              \
     SHOAL_API_DEF(int, shmem_##NAME##_alltoall)                                                    \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,      \
-                            source, nelems * sizeof(TYPE));                                        \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
+                            nelems * sizeof(TYPE));                                                \
         return 0;                                                                                  \
     }                                                                                              \
     SHOAL_API_DEF(int, shmem_##NAME##_alltoalls)                                                   \
@@ -71,8 +78,9 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
      size_t nelems)                                                                                \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,     \
-                             source, dst, sst, sizeof(TYPE), nelems);                              \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst,  \
+                             sst, sizeof(TYPE), nelems);                                           \
         return 0;                                                                                  \
     }
 SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
@@ -87,32 +95,33 @@ SHOAL_API_DEF(int, shmem_collectmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
-    shoal_coll_collect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
-                       nelems);
+    shoal_team_check(SHOAL_FN, team);
+    shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
 }
 SHOAL_API_DEF(int, shmem_fcollectmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
-    shoal_coll_fcollect(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
-                        nelems);
+    shoal_team_check(SHOAL_FN, team);
+    shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
 }
 SHOAL_API_DEF(int, shmem_alltoallmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
-    shoal_coll_alltoall(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
-                        nelems);
+    shoal_team_check(SHOAL_FN, team);
+    shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
 }
 SHOAL_API_DEF(int, shmem_alltoallsmem)
 (shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
     SHOAL_API_TRACE(COLL, -1, 0, NULL);
-    shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,
-                         dst, sst, 1, nelems);
+    shoal_team_check(SHOAL_FN, team);
+    shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst, sst,
+                         1, nelems);
     return 0;
 }
 
@@ -142,8 +151,9 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nreduce)                           \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_reduce(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest,        \
-                          source, nreduce, &op_##NAME##_##OP);                                     \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_reduce(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nreduce, \
+                          &op_##NAME##_##OP);                                                      \
         return 0;                                                                                  \
     }
 #define SHOAL_DEF_TO_ALL(TYPE, NAME, OP)                                                           \
@@ -193,16 +203,18 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,  \
-                        nelems, &op_##NAME##_sum, 1);                                              \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
+                        &op_##NAME##_sum, 1);                                                      \
         return 0;                                                                                  \
     }                                                                                              \
     SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)                                                  \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
-        shoal_coll_scan(SHOAL_FN, TEAM_SET(SHOAL_FN, team), shoal_team_psync(team), dest, source,  \
-                        nelems, &op_##NAME##_sum, 0);                                              \
+        shoal_team_check(SHOAL_FN, team);                                                          \
+        shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
+                        &op_##NAME##_sum, 0);                                                      \
         return 0;                                                                                  \
     }
 SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)

@@ -33,22 +33,25 @@ SHOAL_API_DEF(int, shmem_team_split_2d)
 
 SHOAL_API_DEF(void, shmem_team_destroy)(shmem_team_t team)
 {
-    shoal_team_destroy(team);
+    shoal_team_destroy(SHOAL_FN, team);
 }
 
 SHOAL_API_DEF(int, shmem_team_my_pe)(shmem_team_t team)
 {
+    shoal_team_check_handle(SHOAL_FN, team);
     return team == SHMEM_TEAM_INVALID ? -1 : team->set.my_index;
 }
 
 SHOAL_API_DEF(int, shmem_team_n_pes)(shmem_team_t team)
 {
+    shoal_team_check_handle(SHOAL_FN, team);
     return team == SHMEM_TEAM_INVALID ? -1 : team->set.size;
 }
 
 SHOAL_API_DEF(int, shmem_team_get_config)
 (shmem_team_t team, long config_mask, shmem_team_config_t *config)
 {
+    shoal_team_check_handle(SHOAL_FN, team);
     if (team == SHMEM_TEAM_INVALID || (config == NULL && config_mask != 0))
         return 1;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
@@ -59,6 +62,8 @@ SHOAL_API_DEF(int, shmem_team_get_config)
 SHOAL_API_DEF(int, shmem_team_translate_pe)
 (shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
 {
+    shoal_team_check_handle(SHOAL_FN, src_team);
+    shoal_team_check_handle(SHOAL_FN, dest_team);
     if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID || src_pe < 0 ||
         src_pe >= src_team->set.size)
         return -1;
@@ -74,6 +79,7 @@ SHOAL_API_DEF(int, shmem_team_translate_pe)
 
 SHOAL_API_DEF(void *, shmem_team_ptr)(shmem_team_t team, const void *dest, int pe)
 {
+    shoal_team_check_handle(SHOAL_FN, team);
     if (!shoal.initialized || team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->set.size)
         return NULL;
     return shoal_peer_addr(dest, 1, shoal_peset_world(&team->set, pe));
@@ -98,6 +104,7 @@ SHOAL_API_DEF(int, shmem_ctx_get_team)(shmem_ctx_t ctx, shmem_team_t *team)
 {
     if (team == NULL)
         return 1;
+    shoal_ctx_check_handle(SHOAL_FN, ctx);
     if (ctx == SHMEM_CTX_INVALID) {
         *team = SHMEM_TEAM_INVALID;
         return 1;
@@ -124,5 +131,5 @@ SHOAL_API_DEF(int, shmem_team_create_ctx)(shmem_team_t team, long options, shmem
 
 SHOAL_API_DEF(void, shmem_ctx_destroy)(shmem_ctx_t ctx)
 {
-    shoal_ctx_destroy(ctx);
+    shoal_ctx_destroy(SHOAL_FN, ctx);
 }

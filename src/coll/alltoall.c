@@ -14,7 +14,9 @@ void shoal_coll_alltoall(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_check_coll(fn, set, psync, -1, nbytes, 0);
     if (nbytes == 0)
         return;
-    shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
+    const size_t total = shoal_coll_bytes(fn, "nelems x team size", nbytes, (size_t)set->size);
+    shoal_coll_check_dest(fn, dest, total);
+    shoal_coll_check_buffer(fn, "source", source, total);
     if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 1))
         return;
     shoal_barrier(fn, set, psync);

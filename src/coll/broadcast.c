@@ -83,6 +83,8 @@ void shoal_coll_broadcast(const char *fn, const shoal_peset_t *set, uint64_t *ps
     if (nbytes == 0)
         return;
     shoal_coll_check_dest(fn, dest, nbytes);
+    if (set->my_index == root)
+        shoal_coll_check_buffer(fn, "source", source, nbytes);
     const shoal_hosts_t *h = shoal_hosts_of(fn, set);
     if (h->nhosts == 1 && nbytes <= PUSH_MAX_BYTES)
         broadcast_push(fn, set, psync, dest, source, nbytes, root, update_root);

@@ -22,15 +22,39 @@
 #include "core/team.h"
 #include "util/env.h"
 
+/* The `bytes` at `addr` (the argument `what` of `fn`) must be symmetric
+ * memory of this PE: else the job ends with the data path's message (not
+ * symmetric, or how far it runs past the end of the heap), instead of a
+ * fault or a hang in the middle of the algorithm. */
+static inline void shoal_coll_check_buffer(const char *fn, const char *what, const void *addr,
+                                           size_t bytes)
+{
+    shoal_where_t w;
+    shoal_route_pe(fn, what, addr, bytes, SHOAL_MY_PE, &w);
+}
+
 /* Every collective that writes `bytes` into dest calls this first, once it
  * knows there is something to write (a zero-length collective returns at
- * once on every PE, touching no buffer: they may be NULL). Under
- * SHMEM_DEBUG a dest in a symmetric heap allocation too small for `bytes`
- * ends the job, naming the call and the sizes, instead of overflowing it. */
+ * once on every PE, touching no buffer: they may be NULL). The range must
+ * be symmetric (shoal_coll_check_buffer); under SHMEM_DEBUG a dest in a
+ * symmetric heap allocation too small for `bytes` ends the job too, naming
+ * the call and the sizes, instead of overflowing it. */
 static inline void shoal_coll_check_dest(const char *fn, void *dest, size_t bytes)
 {
+    shoal_coll_check_buffer(fn, "dest", dest, bytes);
     if (__builtin_expect(shoal_env.debug, 0))
         shoal_alloc_check_room(fn, "dest", dest, bytes);
+}
+
+/* `count` elements of `elem` bytes, or the job ends naming `what` (an
+ * element count whose byte size does not fit in size_t). */
+static inline size_t shoal_coll_bytes(const char *fn, const char *what, size_t count, size_t elem)
+{
+    if (__builtin_expect(elem != 0 && count > SIZE_MAX / elem, 0))
+        shoal_fatal("%s: %s %zu elements of %zu bytes is more memory than exists; pass the "
+                    "number of elements, not bytes",
+                    fn, what, count, elem);
+    return count * elem;
 }
 
 /* Barriers over a set, the counting wait and shoal_net_complete (the

@@ -81,7 +81,9 @@ void shoal_coll_fcollect(const char *fn, const shoal_peset_t *set, uint64_t *psy
     shoal_check_coll(fn, set, psync, -1, nbytes, 0);
     if (nbytes == 0)
         return;
-    shoal_coll_check_dest(fn, dest, nbytes * (size_t)set->size);
+    shoal_coll_check_dest(fn, dest,
+                          shoal_coll_bytes(fn, "nelems x team size", nbytes, (size_t)set->size));
+    shoal_coll_check_buffer(fn, "source", source, nbytes);
     if (shoal_coll_push_exchange(fn, set, psync, dest, source, nbytes, 0))
         return;
     shoal_barrier(fn, set, psync);
@@ -93,6 +95,8 @@ void shoal_coll_collect(const char *fn, const shoal_peset_t *set, uint64_t *psyn
                         const void *source, size_t nbytes)
 {
     shoal_check_coll(fn, set, psync, -1, 0, 0); /* each PE's count may differ */
+    if (nbytes > 0)
+        shoal_coll_check_buffer(fn, "source", source, nbytes);
     uint64_t *my_size = &psync[SHOAL_PSYNC_SCRATCH];
     __atomic_store_n(my_size, (uint64_t)nbytes, __ATOMIC_RELAXED);
     shoal_barrier(fn, set, psync);

@@ -218,10 +218,12 @@ static int reduce_across_hosts(const char *fn, const shoal_peset_t *set, uint64_
 void shoal_coll_reduce(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
                        const void *source, size_t count, const shoal_reduce_op_t *op)
 {
-    shoal_check_coll(fn, set, psync, -1, count * op->elem, 0);
+    const size_t bytes = shoal_coll_bytes(fn, "nreduce", count, op->elem);
+    shoal_check_coll(fn, set, psync, -1, bytes, 0);
     if (count == 0)
         return;
-    shoal_coll_check_dest(fn, dest, count * op->elem);
+    shoal_coll_check_dest(fn, dest, bytes);
+    shoal_coll_check_buffer(fn, "source", source, bytes);
     if (reduce_push(fn, set, psync, dest, source, count, op))
         return;
     shoal_barrier(fn, set, psync);
@@ -244,10 +246,12 @@ void shoal_coll_scan(const char *fn, const shoal_peset_t *set, uint64_t *psync, 
                      const void *source, size_t count, const shoal_reduce_op_t *op, int inclusive)
 {
     const int last = inclusive ? set->my_index : set->my_index - 1;
-    shoal_check_coll(fn, set, psync, -1, count * op->elem, (uint64_t)inclusive);
+    const size_t bytes = shoal_coll_bytes(fn, "nelems", count, op->elem);
+    shoal_check_coll(fn, set, psync, -1, bytes, (uint64_t)inclusive);
     if (count == 0)
         return;
-    shoal_coll_check_dest(fn, dest, count * op->elem);
+    shoal_coll_check_dest(fn, dest, bytes);
+    shoal_coll_check_buffer(fn, "source", source, bytes);
     shoal_barrier(fn, set, psync);
     if (last < 0) {
         /* The exclusive scan of the first PE is the sum of nothing: zero. */

@@ -24,9 +24,11 @@
 #include "core/barrier.h"
 #include "core/check.h"
 #include "core/error.h"
+#include "core/fault.h"
 #include "core/hang.h"
 #include "core/hosts.h"
 #include "core/init.h"
+#include "core/lock.h"
 #include "core/state.h"
 #include "core/pcontrol.h"
 #include "core/team.h"
@@ -255,6 +257,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     if (shoal_trace_on || shoal_check_on)
         shoal.route_fast.npes = 0;
     shoal_hang_start();
+    shoal_fault_install();
     shoal_bootstrap_notify(&shoal.bs, SHOAL_BOOTSTRAP_EVENT_INITIALIZED);
     print_banner();
     pthread_mutex_unlock(&shoal.lock);
@@ -298,6 +301,8 @@ void shoal_finalize(void)
     shoal.finalized = 1;
     SHOAL_NPES = 0; /* closes the data path */
     shoal_teams_finalize();
+    shoal_lock_finalize();
+    shoal_fault_uninstall();
     shoal_hosts_finalize();
     shoal_net_close(&shoal.route);
     /* Before the host segments' peers are unmapped: the device row's views

@@ -47,6 +47,12 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
                        int pe)
 {
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
+    /* The inline path finds a NULL local buffer by its fault (core/fault.c);
+     * this path can say so before handing it to a memcpy or the network. */
+    if (SHOAL_UNLIKELY((is_put ? source : dest) == NULL))
+        shoal_fatal("%s: %s is NULL but the transfer has %zu bytes; pass a pointer to %zu bytes "
+                    "of local memory",
+                    fn, is_put ? "source" : "dest", len, len);
     shoal_where_t w;
     if (shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w) ==
         SHOAL_ROUTE_LOCAL) {

@@ -5,7 +5,9 @@
  * between two parent barriers. Members of disjoint teams may share a slot
  * index, so all the x-axis (or y-axis) teams of a 2-D split share one.
  * Every team and context a PE made is on a list until destroyed, so that
- * shmem_finalize releases those the program left alive.
+ * shmem_finalize releases those the program left alive. Handles come from
+ * pools that never free (core/handle.h), so a destroyed or garbage handle
+ * is named as such instead of crashing or corrupting malloc's heap.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,13 @@
 #include "util/log.h"
 
 struct shoal_team shoal_team_world, shoal_team_shared;
-struct shoal_ctx shoal_ctx_default = {.team = &shoal_team_world, .options = 0};
+/* A destroyed context's team: no PE is in range of it (team.h). */
+struct shoal_team shoal_team_dead = {.set = {.size = 0, .my_index = -1}};
+struct shoal_ctx shoal_ctx_default = {
+    .hdr = {.state = SHOAL_HANDLE_ALIVE}, .team = &shoal_team_world, .options = 0};
+
+static shoal_handle_pool_t team_pool = SHOAL_HANDLE_POOL(struct shoal_team, 256);
+static shoal_handle_pool_t ctx_pool = SHOAL_HANDLE_POOL(struct shoal_ctx, 1024);
 
 shmem_team_t const SHMEM_TEAM_WORLD = &shoal_team_world;
 shmem_team_t const SHMEM_TEAM_SHARED = &shoal_team_shared;
@@ -64,10 +72,51 @@ static void slot_mark(int slot, int used)
 
 int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe)
 {
+    if (strncmp(fn, "pshmem", 6) == 0)
+        fn++; /* SHOAL_CTX_PE passes __func__: the spec name is the one users call */
     if (ctx == NULL)
         shoal_fatal("%s: ctx is SHMEM_CTX_INVALID; create it with shmem_ctx_create first", fn);
+    shoal_ctx_check_handle(fn, ctx);
     shoal_fatal("%s: pe %d is out of range for the context's team of %d PEs", fn, pe,
                 ctx->team->set.size);
+}
+
+void shoal_ctx_check_handle(const char *fn, shmem_ctx_t ctx)
+{
+    if (ctx == SHMEM_CTX_INVALID || ctx == &shoal_ctx_default)
+        return;
+    switch (shoal_handle_state(&ctx_pool, ctx)) {
+    case SHOAL_HANDLE_ALIVE:
+        return;
+    case SHOAL_HANDLE_DEAD:
+        shoal_fatal("%s: ctx %p was destroyed by shmem_ctx_destroy; make a new context with "
+                    "shmem_ctx_create (or use SHMEM_CTX_DEFAULT)",
+                    fn, (const void *)ctx);
+    default:
+        shoal_fatal("%s: ctx %p is not a context handle (neither SHMEM_CTX_DEFAULT nor one made by "
+                    "shmem_ctx_create or shmem_team_create_ctx); pass a context the library "
+                    "returned",
+                    fn, (const void *)ctx);
+    }
+}
+
+void shoal_team_check_handle(const char *fn, shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_INVALID || team == &shoal_team_world || team == &shoal_team_shared)
+        return;
+    switch (shoal_handle_state(&team_pool, team)) {
+    case SHOAL_HANDLE_ALIVE:
+        return;
+    case SHOAL_HANDLE_DEAD:
+        shoal_fatal("%s: team %p was destroyed by shmem_team_destroy; use a team that is still "
+                    "alive, or split a new one",
+                    fn, (const void *)team);
+    default:
+        shoal_fatal("%s: team %p is not a team handle (neither SHMEM_TEAM_WORLD, "
+                    "SHMEM_TEAM_SHARED nor one made by shmem_team_split_strided or "
+                    "shmem_team_split_2d); pass a team the library returned",
+                    fn, (const void *)team);
+    }
 }
 
 void shoal_team_check(const char *fn, shmem_team_t team)
@@ -75,6 +124,7 @@ void shoal_team_check(const char *fn, shmem_team_t team)
     SHOAL_REQUIRE_INIT(fn);
     if (team == SHMEM_TEAM_INVALID)
         shoal_fatal("%s: team is SHMEM_TEAM_INVALID; pass a team this PE belongs to", fn);
+    shoal_team_check_handle(fn, team);
     if (team->set.my_index < 0)
         shoal_fatal("%s: this PE is not a member of the team", fn);
 }
@@ -125,12 +175,13 @@ void shoal_teams_finalize(void)
     while (ctxs_alive != NULL) {
         struct shoal_ctx *c = ctxs_alive;
         ctxs_alive = c->next;
-        free(c);
+        c->team = &shoal_team_dead;
+        shoal_handle_kill(&ctx_pool, c);
     }
     while (teams_alive != NULL) {
         struct shoal_team *t = teams_alive;
         teams_alive = t->next;
-        free(t);
+        shoal_handle_kill(&team_pool, t);
     }
     memset(slots_used, 0, sizeof(slots_used));
 }
@@ -180,7 +231,7 @@ static shmem_team_t make_team(const struct shoal_team *parent, int start, int st
         index = (me - start) / stride;
     if (index < 0)
         return SHMEM_TEAM_INVALID;
-    struct shoal_team *team = calloc(1, sizeof(*team));
+    struct shoal_team *team = shoal_handle_new(&team_pool);
     if (team == NULL)
         shoal_fatal("shmem_team_split: out of memory for a team handle");
     team->set.start = shoal_peset_world(&parent->set, start);
@@ -274,10 +325,16 @@ int shoal_team_split_2d(const char *fn, shmem_team_t parent, int xrange,
     return yslot >= 0 ? 0 : 1;
 }
 
-void shoal_team_destroy(shmem_team_t team)
+void shoal_team_destroy(const char *fn, shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID)
         return;
+    if (team != &shoal_team_world && team != &shoal_team_shared &&
+        shoal_handle_state(&team_pool, team) == SHOAL_HANDLE_DEAD)
+        shoal_fatal("%s: team %p was already destroyed; destroy each team once (a second "
+                    "destroy would release a slot another team may hold by now)",
+                    fn, (const void *)team);
+    shoal_team_check_handle(fn, team);
     if (team->predefined) {
         SHOAL_WARN("shmem_team_destroy: the predefined teams cannot be destroyed; ignored");
         return;
@@ -287,8 +344,8 @@ void shoal_team_destroy(shmem_team_t team)
         memset(shoal_team_psync(team), 0, sizeof(shoal_psync_t));
     slot_mark(team->slot, 0);
     LIST_UNLINK(teams_alive, team);
+    shoal_handle_kill(&team_pool, team);
     pthread_mutex_unlock(&shoal.lock);
-    free(team);
 }
 
 /* ---- contexts ---- */
@@ -298,6 +355,7 @@ int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_
     if (ctx == NULL)
         shoal_fatal("%s: ctx is NULL", fn);
     *ctx = SHMEM_CTX_INVALID;
+    shoal_team_check_handle(fn, team);
     if (team == SHMEM_TEAM_INVALID || team->set.my_index < 0)
         return 1;
     if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE)) {
@@ -306,7 +364,7 @@ int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_
                     fn, (unsigned long)options);
         return 1;
     }
-    struct shoal_ctx *c = malloc(sizeof(*c));
+    struct shoal_ctx *c = shoal_handle_new(&ctx_pool);
     if (c == NULL)
         return 1;
     c->team = team;
@@ -318,14 +376,21 @@ int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_
     return 0;
 }
 
-void shoal_ctx_destroy(shmem_ctx_t ctx)
+void shoal_ctx_destroy(const char *fn, shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID || ctx == SHMEM_CTX_DEFAULT)
         return;
+    if (shoal_handle_state(&ctx_pool, ctx) == SHOAL_HANDLE_DEAD)
+        shoal_fatal("%s: ctx %p was already destroyed; destroy each context once", fn,
+                    (const void *)ctx);
+    shoal_ctx_check_handle(fn, ctx);
     /* Destroying a context completes its operations (as shmem_ctx_quiet would). */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     pthread_mutex_lock(&shoal.lock);
     LIST_UNLINK(ctxs_alive, ctx);
+    /* Every later use of this handle fails the data path's PE range check
+     * (the dead team has no PEs) and is then named as a destroyed context. */
+    ctx->team = &shoal_team_dead;
+    shoal_handle_kill(&ctx_pool, ctx);
     pthread_mutex_unlock(&shoal.lock);
-    free(ctx);
 }

@@ -11,6 +11,7 @@
 
 #include <shmem.h>
 
+#include "core/handle.h"
 #include "core/state.h"
 
 /* A set of world PEs: start + i * stride for i in [0, size). */
@@ -21,7 +22,13 @@ typedef struct {
     int my_index; /* this PE's index in the set, or -1 */
 } shoal_peset_t;
 
+/* Team and context handles point into handle pools (core/handle.h), never
+ * into freed memory: a destroyed team or context is marked dead there, and
+ * a destroyed context's team becomes shoal_team_dead, whose zero size sends
+ * every PE through the failure branch of shoal_ctx_world_pe (which then
+ * names the cause), so the check costs the data path nothing. */
 struct shoal_team {
+    shoal_handle_hdr_t hdr;
     shoal_peset_t set;
     int slot; /* index into shoal_internal_t.team_psync */
     int predefined;
@@ -31,12 +38,13 @@ struct shoal_team {
 };
 
 struct shoal_ctx {
+    shoal_handle_hdr_t hdr;
     struct shoal_team *team;
     long options;
     struct shoal_ctx *prev, *next; /* the contexts alive (created, not destroyed) */
 };
 
-extern struct shoal_team shoal_team_world, shoal_team_shared;
+extern struct shoal_team shoal_team_world, shoal_team_shared, shoal_team_dead;
 extern struct shoal_ctx shoal_ctx_default;
 
 static inline int shoal_peset_world(const shoal_peset_t *set, int index)
@@ -61,7 +69,8 @@ static inline uint64_t *shoal_team_psync(const struct shoal_team *team)
     return shoal.internal->team_psync[team->slot].word;
 }
 
-/* World PE of `pe` counted in ctx's team; ends the job if out of range. */
+/* World PE of `pe` counted in ctx's team; ends the job if out of range, or
+ * if ctx is SHMEM_CTX_INVALID, destroyed or not a context. */
 int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe) __attribute__((cold));
 static inline int shoal_ctx_world_pe(const char *fn, shmem_ctx_t ctx, int pe)
 {
@@ -80,6 +89,11 @@ void shoal_teams_finalize(void);
 /* Ends the job with a message naming `fn` unless `team` is a valid team this
  * PE belongs to. */
 void shoal_team_check(const char *fn, shmem_team_t team);
+/* Ends the job with a message naming `fn` when `team` is a destroyed team or
+ * not a team handle at all; SHMEM_TEAM_INVALID passes (the caller decides). */
+void shoal_team_check_handle(const char *fn, shmem_team_t team);
+/* The same for a context handle; SHMEM_CTX_INVALID passes. */
+void shoal_ctx_check_handle(const char *fn, shmem_ctx_t ctx);
 
 /* Collective over `parent`: the team (start, stride, size) of its members, or
  * SHMEM_TEAM_INVALID in *new_team for a PE outside it; 0 on success (the
@@ -92,11 +106,12 @@ int shoal_team_split_2d(const char *fn, shmem_team_t parent, int xrange,
                         const shmem_team_config_t *xaxis_config, long xaxis_mask,
                         shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
                         long yaxis_mask, shmem_team_t *yaxis_team);
-/* Releases a split team's slot and handle (predefined teams: a warning). */
-void shoal_team_destroy(shmem_team_t team);
+/* Releases a split team's slot and handle (predefined teams: a warning; a
+ * team destroyed before or not a team: the job ends). */
+void shoal_team_destroy(const char *fn, shmem_team_t team);
 
 /* A context on `team` with `options`; 0 on success. */
 int shoal_ctx_create(const char *fn, shmem_team_t team, long options, shmem_ctx_t *ctx);
-void shoal_ctx_destroy(shmem_ctx_t ctx);
+void shoal_ctx_destroy(const char *fn, shmem_ctx_t ctx);
 
 #endif

@@ -7,6 +7,7 @@
 #include "core/backoff.h"
 #include "core/error.h"
 #include "core/hang.h"
+#include "core/peer.h"
 #include "core/state.h"
 #include "core/wait.h"
 #include "device/heap.h"
@@ -62,10 +63,22 @@ int shoal_test_one(const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
     return compare(cmp, dt, load_widened(ivar, dt), value);
 }
 
+/* A wait that is not satisfied at once watches memory that peers must be
+ * able to write: symmetric memory of this PE. Else it would wait forever,
+ * so the job ends with the data path's message (what is not symmetric and
+ * how to make it so). Checked only here, off the path of a wait that is
+ * satisfied at once, which the check would lengthen. */
+static void check_symmetric(const char *fn, const char *what, const void *p, size_t len)
+{
+    shoal_where_t w;
+    shoal_route_pe(fn, what, p, len, SHOAL_MY_PE, &w);
+}
+
 /* Out of line, so that a wait satisfied at once keeps a lean prologue. */
 static __attribute__((noinline)) void wait_one_slow(const char *fn, const void *ivar,
                                                     shoal_dtype_t dt, int cmp, uint64_t value)
 {
+    check_symmetric(fn, "ivar", ivar, dt.size);
     /* What this thread waits for, should it come to yield (hang.h). */
     const shoal_hang_what_t what = {
         .kind = SHOAL_HANG_WAIT, .fn = fn, .addr = ivar, .value = value, .cmp = cmp, .dt = dt};
@@ -163,6 +176,8 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
     if (nelems > 0 && ivars == NULL)
         shoal_fatal("%s: ivars is NULL but nelems is %zu", fn, nelems);
     check_host_memory(fn, "ivars", ivars);
+    if (block)
+        check_symmetric(fn, "ivars", ivars, nelems * dt.size);
     if (mode == SHOAL_WAIT_SOME && indices == NULL)
         shoal_fatal("%s: indices is NULL; pass an array of nelems (%zu) size_t", fn, nelems);
 

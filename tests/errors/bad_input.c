@@ -3,6 +3,7 @@
  * driver (run_bad_input.sh) checks that each ends the job with an error
  * naming the call and the argument, instead of corrupting memory or hanging.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,77 @@ int main(int argc, char **argv)
         static char src[200];
         char *dest = shmem_malloc(80);
         shmem_broadcastmem(SHMEM_TEAM_WORLD, dest, src, sizeof src, 0);
+    } else if (strcmp(mode, "reduce_past_heap") == 0) {
+        /* The byte count that shmem_putmem refuses, as a reduction's nreduce. */
+        size_t total, used, largest;
+        shmemx_heap_info(&total, &used, &largest);
+        shmem_long_sum_reduce(SHMEM_TEAM_WORLD, heap, heap, total / sizeof(long) + 512);
+    } else if (strcmp(mode, "reduce_team_invalid") == 0) {
+        shmem_long_sum_reduce(SHMEM_TEAM_INVALID, heap, heap, 1);
+    } else if (strcmp(mode, "garbage_team") == 0) {
+        /* A handle that points at memory the library never made a team in. */
+        long *garbage = malloc(64);
+        memset(garbage, 0x5a, 64);
+        shmem_team_sync((shmem_team_t)garbage);
+    } else if (strcmp(mode, "team_destroy_twice") == 0) {
+        shmem_team_t team;
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &team) != 0) {
+            fprintf(stderr, "FAIL: shmem_team_split_strided failed\n");
+            shmem_global_exit(2);
+        }
+        shmem_team_destroy(team);
+        shmem_team_destroy(team);
+    } else if (strcmp(mode, "ctx_destroyed") == 0) {
+        shmem_ctx_t ctx;
+        if (shmem_ctx_create(0, &ctx) != 0) {
+            fprintf(stderr, "FAIL: shmem_ctx_create failed\n");
+            shmem_global_exit(2);
+        }
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_long_p(ctx, heap, 1, (me + 1) % npes);
+    } else if (strcmp(mode, "put_null_source") == 0) {
+        shmem_putmem(heap, NULL, 8, (me + 1) % npes);
+    } else if (strcmp(mode, "wait_null") == 0) {
+        shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+    } else if (strcmp(mode, "wait_nonsymmetric") == 0) {
+        /* No peer can ever write it: without the check this waits forever. */
+        long stack_var = 0;
+        shmem_long_wait_until(&stack_var, SHMEM_CMP_EQ, 1);
+    } else if (strcmp(mode, "clear_lock_not_held") == 0) {
+        /* The last PE clears a lock it never took, while PE 0 holds it. */
+        static long lock;
+        if (me == 0)
+            shmem_set_lock(&lock);
+        shmem_barrier_all();
+        if (me == npes - 1)
+            shmem_clear_lock(&lock);
+        shmem_barrier_all();
+        if (me == 0)
+            shmem_clear_lock(&lock);
+    } else if (strcmp(mode, "lock_ok") == 0) {
+        /* Not fatal: every PE takes and clears the lock in turn, by set and by test. */
+        static long lock;
+        static long count;
+        for (int i = 0; i < 20; i++) {
+            if (i % 2 == 0)
+                shmem_set_lock(&lock);
+            else
+                while (shmem_test_lock(&lock) != 0)
+                    ;
+            long seen = shmem_long_g(&count, 0);
+            shmem_long_p(&count, seen + 1, 0);
+            shmem_quiet();
+            shmem_clear_lock(&lock);
+        }
+        shmem_barrier_all();
+        if (me == 0 && count != 20L * npes) {
+            fprintf(stderr, "FAIL: the lock let %ld of %ld increments through\n", count,
+                    20L * npes);
+            shmem_global_exit(2);
+        }
+        shmem_free(heap);
+        shmem_finalize();
+        return 0;
     } else if (strcmp(mode, "malloc_mismatch") == 0) {
         shmem_malloc(me == npes - 1 ? 2048 : 1024);
     } else if (strcmp(mode, "bad_cmp") == 0) {

@@ -13,6 +13,21 @@ run_mode() { timeout 30 "$shoalrun" -n "$npes" --timeout 20 "$prog" "$1"; }
 # shellcheck source=../expect_mode.sh
 . "$(dirname "$0")/../expect_mode.sh"
 
+# expect_error MODE PATTERN...: as expect MODE nonzero, and the PE ended by
+# the library's error, not by a signal (a crash: status 128 + the signal).
+expect_error() {
+    mode_=$1
+    shift
+    before=$failures
+    expect "$mode_" nonzero "$@"
+    [ "$failures" -ne "$before" ] && return
+    # shellcheck disable=SC2154 # rc: the status expect (expect_mode.sh) saw
+    if [ "$rc" -ge 128 ] || grep -q "killed by signal" "$out"; then
+        echo "FAIL $mode_: ended by a signal (status $rc), not by the library's error:"; cat "$out"
+        failures=$((failures + 1))
+    fi
+}
+
 expect before_init nonzero "shmem_long_p" "before shmem_init"
 expect nonsymmetric nonzero "shmem_long_put" "dest" "not a symmetric address"
 expect pe_range nonzero "shmem_long_put" "pe $npes is out of range"
@@ -23,6 +38,24 @@ expect bad_free nonzero "shmem_free" "was not returned by shmem_malloc"
 expect misaligned_amo nonzero "shmem_long_atomic_add" "not aligned"
 expect out_of_heap zero "out of symmetric heap" "raise SHMEM_SYMMETRIC_SIZE" "largest free block"
 expect debug_broadcast_overflow nonzero "shmem_broadcastmem: dest" "has 80 bytes to the end of its symmetric allocation" "writes 200 bytes"
+# Bad calls that crashed the PE (issue 29, item 2): each is refused by name,
+# with and without check mode (which sends the data path the routed way).
+for check in 0 1; do
+    SHOAL_CHECK=$check
+    export SHOAL_CHECK
+    expect_error reduce_past_heap "ERROR: shmem_long_sum_reduce: dest" "past the end of the symmetric heap"
+    expect_error reduce_team_invalid "ERROR: shmem_long_sum_reduce: team is SHMEM_TEAM_INVALID"
+    expect_error garbage_team "ERROR: shmem_team_sync: team 0x[0-9a-f]* is not a team handle"
+    expect_error team_destroy_twice "ERROR: shmem_team_destroy: team 0x[0-9a-f]* was already destroyed"
+    expect_error ctx_destroyed "ERROR: shmem_ctx_long_p: ctx 0x[0-9a-f]* was destroyed by shmem_ctx_destroy"
+    expect_error put_null_source "ERROR: shmem_putmem: source is NULL"
+    expect_error wait_null "ERROR: shmem_long_wait_until: ivar is NULL"
+    expect_error wait_nonsymmetric "ERROR: shmem_long_wait_until: ivar 0x[0-9a-f]* is not a symmetric address"
+    # Item 3: clearing a lock this PE does not hold would break it.
+    expect_error clear_lock_not_held "ERROR: shmem_clear_lock: lock 0x[0-9a-f]* is not held by this PE (PE $((npes - 1)))"
+    expect lock_ok zero
+done
+unset SHOAL_CHECK
 expect bad_align zero "shmem_align: alignment 3 is not a power of two" "returning NULL on every PE" "pass a power of two"
 SHOAL_LOG_LEVEL=2
 export SHOAL_LOG_LEVEL
