@@ -86,6 +86,11 @@ run_group() {
     return "$rc"
 }
 
+# A hang test's shoalrun --timeout: every PE must be in its hang by then,
+# and a sanitized PE starts several times slower.
+SHOAL_TEST_HANG_AFTER=${SHOAL_TEST_HANG_AFTER:-15}
+export SHOAL_TEST_HANG_AFTER
+
 status=0
 asan_tree=$build/asan-build
 tsan_tree=$build/tsan-build
