@@ -4,10 +4,7 @@
 # input, example programs, symbol and docs checks, benchmarks in quick mode,
 # the api suite under ASan+UBSan+LSan and the thread tests under TSan), then
 # the same tree built without UCX and PMIx while those packages are hidden
-# (scripts/test_minimal.sh: every one-host test of that build), then the
-# error, fault, hang, check, trace, log, store, device and Python tests
-# under ASan+UBSan+LSan and the store and hang tests under TSan
-# (scripts/test_sanitized.sh).
+# (scripts/test_minimal.sh: every one-host test of that build).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -20,12 +17,6 @@ if [ "$rc" -eq 77 ]; then
     echo "test.sh: the build without UCX and PMIx was SKIPPED (hiding the packages needs root)"
 elif [ "$rc" -ne 0 ]; then
     echo "test.sh: the build without UCX and PMIx FAILED"
-    [ "$status" -ne 0 ] || status=$rc
-fi
-rc=0
-./scripts/test_sanitized.sh build || rc=$?
-if [ "$rc" -ne 0 ]; then
-    echo "test.sh: the sanitized runs FAILED"
     [ "$status" -ne 0 ] || status=$rc
 fi
 exit "$status"
