@@ -139,6 +139,7 @@ TEST_HOSTS=$HOSTS
 [ "$PLACE" = block ] && TEST_HOSTS=""
 # The store is served by rank 0, on its host's veth address.
 STORE=10.77.0.$(($(host_of 0) + 1)):8666
+: > "$TMP/out" # the PEs' output, with --cut
 START=$SECONDS
 for ((r = 0; r < NPES; r++)); do
     h=$(host_of "$r")
@@ -158,7 +159,7 @@ if [ -n "$CUT_SPEC" ]; then
     (
         cut_host=${CUT_SPEC%%:*} how=down
         [ "$CUT_SPEC" = "$cut_host:del" ] && how=del
-        while [ "$(grep -c SHOAL-TEST-READY "$TMP/out" 2>/dev/null)" -lt "$NPES" ]; do
+        while [ "$(grep -c SHOAL-TEST-READY "$TMP/out")" -lt "$NPES" ]; do
             sleep 0.1
         done
         if [ "$how" = del ]; then

@@ -1061,10 +1061,13 @@ static void ucx_config_net_timeout(ucp_config_t *config, unsigned s)
     unsigned st = s >= 5 ? s / 5 : 1;
     snprintf(step, sizeof(step), "%us", st);
     snprintf(cnt, sizeof(cnt), "%u", s / st > 1 ? s / st - 1 : 1);
-    const char *set[][2] = {{"TCP_KEEPIDLE", step}, {"TCP_KEEPINTVL", step}, {"TCP_KEEPCNT", cnt}};
+    /* ucp_config_modify keeps a name its own table lacks and applies it to
+     * each transport's table when the worker opens it, where the field is
+     * named without the transport's prefix (UCX_TCP_KEEPIDLE: KEEPIDLE). */
+    const char *set[][2] = {{"KEEPIDLE", step}, {"KEEPINTVL", step}, {"KEEPCNT", cnt}};
     for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
         char var[32];
-        snprintf(var, sizeof(var), "UCX_%s", set[i][0]);
+        snprintf(var, sizeof(var), "UCX_TCP_%s", set[i][0]);
         if (getenv(var) != NULL)
             continue;
         ucs_status_t st_mod = ucp_config_modify(config, set[i][0], set[i][1]);
