@@ -330,7 +330,9 @@ void shoal_store_tune_socket(int fd)
     unsigned s = env != NULL ? env->net_timeout : 0;
     if (s == 0)
         return;
-    int step = s >= 5 ? (int)s / 5 : 1; /* first probe, then 4 more, one step apart */
+    /* Probes a tenth of the timeout apart: the kernel checks the timeout
+     * at each probe, so the drop comes at most one step after it. */
+    int step = s >= 10 ? (int)s / 10 : 1;
     int cnt = (int)s / step - 1 > 0 ? (int)s / step - 1 : 1;
     unsigned user_ms = s * 1000u;
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &step, sizeof(step));

@@ -1046,8 +1046,8 @@ static const shoal_transport_ops_t ucx_ops = {
 };
 
 /* UCX's TCP keepalive from SHOAL_NET_TIMEOUT (`s` seconds), unless the user
- * set UCX's own variables: a quiet connection is probed every s/5 seconds
- * after s/5 idle and given up after 4 unanswered probes, so a cut link or
+ * set UCX's own variables: a quiet connection is probed every s/10 seconds
+ * after s/10 idle and given up after 9 unanswered probes, so a cut link or
  * a host gone fails the endpoints to it (Endpoint timeout) in about s
  * seconds instead of UCX's own 10 + 3 x 2 s after its first keepalive. UCX
  * sets no TCP_USER_TIMEOUT, so a connection with data in flight when the
@@ -1058,7 +1058,7 @@ static void ucx_config_net_timeout(ucp_config_t *config, unsigned s)
     char step[32], cnt[32];
     if (s == 0)
         return;
-    unsigned st = s >= 5 ? s / 5 : 1;
+    unsigned st = s >= 10 ? s / 10 : 1;
     snprintf(step, sizeof(step), "%us", st);
     snprintf(cnt, sizeof(cnt), "%u", s / st > 1 ? s / st - 1 : 1);
     /* ucp_config_modify keeps a name its own table lacks and applies it to
