@@ -15,7 +15,11 @@
  * lowest PE of each host checks every record of its host; when one has been
  * blocked longer than the timeout it asks the host's PEs for their reports
  * (SIGUSR1 to their pids), prints the host's verdict and, unless
- * SHOAL_HANG_ABORT=0, ends the job with status 124. The handler is installed
+ * SHOAL_HANG_ABORT=0, ends the job with status 124. The job's end reaches
+ * the other PEs through the bootstrap; where it cannot (this host is cut off
+ * from the config store's), the host's other PEs see the mark the lowest
+ * left in its record and end themselves once it is gone, so the timeout
+ * holds on every host. The handler is installed
  * only where SIGUSR1 still has its default action, so a program's own
  * handler wins; it stays installed after finalize, since a launcher's
  * request may arrive while the PE is finishing.
@@ -368,7 +372,40 @@ static void on_timeout(int pe)
              "ending the job (status 124; SHOAL_HANG_ABORT=0 keeps it waiting)",
              SHOAL_MY_PE, pe, s);
     fflush(NULL);
+    __atomic_store_n(&shoal.internal->hang.ended_ns, now_ns(), __ATOMIC_RELEASE);
     shoal.bs.ops->abort(&shoal.bs, 124, msg);
+    _exit(124);
+}
+
+/* How long the host's other PEs wait for the job's end through the
+ * bootstrap after the lowest PE ended it for a hang and exited: the
+ * store's ABORT normally arrives within milliseconds. */
+#define HANG_END_GRACE_NS 1000000000ull
+/* ... and at most this long while it is still trying to reach the store. */
+#define HANG_END_MAX_NS 10000000000ull
+
+/* A PE other than the host's lowest: when the lowest ended the job for a
+ * hang but the end did not reach this PE (the bootstrap could not carry
+ * it: a cut link to the store's host), this PE ends itself the same way. */
+static void follow_host_end(int leader)
+{
+    shoal_hang_pe_t *h = shoal_hang_pe(leader);
+    uint64_t ended = h ? __atomic_load_n(&h->ended_ns, __ATOMIC_ACQUIRE) : 0;
+    static uint64_t leader_gone_ns;
+    if (ended == 0)
+        return;
+    const uint64_t now = now_ns();
+    pid_t pid = (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED);
+    if (leader_gone_ns == 0 && (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)))
+        leader_gone_ns = now;
+    if (!(leader_gone_ns != 0 && now - leader_gone_ns >= HANG_END_GRACE_NS) &&
+        now - ended < HANG_END_MAX_NS)
+        return;
+    SHOAL_ERROR("PE %d ended the job for a hang (SHOAL_HANG_TIMEOUT=%u s), but the end did not "
+                "reach this PE through the bootstrap (is the config store's host unreachable "
+                "from here?); exiting with status 124",
+                leader, shoal_env.hang_timeout);
+    fflush(NULL);
     _exit(124);
 }
 
@@ -410,6 +447,8 @@ static void *watchdog_main(void *arg)
                 reported = 0;
             }
         }
+        if (s != 0 && !leader && shoal_env.hang_abort)
+            follow_host_end(shoal.node[SHOAL_MY_PE]);
     }
 }
 

@@ -146,6 +146,13 @@
     X(SHOAL_STORE_JOIN_TIMEOUT, uint, store_join_timeout, "60",                                    \
       "Seconds the store waits, from the first PE's arrival, for every PE to join; then the "      \
       "PEs that came are told which ranks are missing.")                                           \
+    X(SHOAL_NET_TIMEOUT, uint, net_timeout, "10",                                                  \
+      "Seconds a dead network link (a cable or switch cut, a host that lost power) may go "        \
+      "unnoticed: the config store's connections and UCX's TCP connections probe a quiet peer "    \
+      "(TCP keepalive) and give up on one that has not answered for this long, and the job "       \
+      "ends naming the unreachable host. A peer that is only busy still answers (the kernel "      \
+      "does). 0: the system's TCP defaults (minutes to hours). UCX_TCP_KEEPIDLE, "                 \
+      "UCX_TCP_KEEPINTVL and UCX_TCP_KEEPCNT, when set, take precedence for UCX.")                 \
     X(SHOAL_DEVICE_HEAP_SIZE, size, device_heap_size, "8G",                                        \
       "Size of each PE's device symmetric heap, made on its GPU at the first device "              \
       "allocation (shmemx_malloc_device, or shmem_malloc_with_hints with "                         \

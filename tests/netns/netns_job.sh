@@ -16,6 +16,10 @@
 #   --kill R@S     SIGKILL rank R S seconds after the start (fault tests);
 #                  the job must then end by itself with a message naming R
 #   --env VAR=VAL  extra environment for every PE (repeatable)
+#   --cut K[:del]  once every PE printed a line containing SHOAL-TEST-READY,
+#                  cut host K off the switch (its switch-side veth set down;
+#                  :del deletes the veth pair instead) and, when every PE has
+#                  ended, say how long after the cut (partition tests)
 #   --up NAME / --down NAME   only make / remove a cluster (for benchmarks:
 #                  `ip netns exec NAME-hK cmd` then runs cmd on host K)
 # Exit status: 0 when every PE exited 0; 77 (skipped) when namespaces cannot
@@ -27,6 +31,7 @@ export LC_ALL=C
 TIMEOUT=170
 PLACE=cyclic
 KILL_SPEC=""
+CUT_SPEC=""
 EXTRA_ENV=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
     --block) PLACE=block; shift ;;
     --kill) KILL_SPEC=$2; shift 2 ;;
     --env) EXTRA_ENV+=("$2"); shift 2 ;;
+    --cut) CUT_SPEC=$2; shift 2 ;;
     --up) ONLY=up NAME=$2; shift 2 ;;
     --down) ONLY=down NAME=$2; shift 2 ;;
     *) break ;;
@@ -108,7 +114,7 @@ TIMER=""
 # shellcheck disable=SC2317  # called by the trap
 cleanup() {
     { # (bash's notices of what it killed, printed when it next looks: not news)
-        for p in "${PIDS[@]}" $TIMER; do kill -KILL "$p"; done
+        for p in "${PIDS[@]}" $TIMER $CUTTER; do kill -KILL "$p"; done
         wait
         ns_down "$NAME"
     } 2>/dev/null
@@ -133,15 +139,39 @@ TEST_HOSTS=$HOSTS
 [ "$PLACE" = block ] && TEST_HOSTS=""
 # The store is served by rank 0, on its host's veth address.
 STORE=10.77.0.$(($(host_of 0) + 1)):8666
+: > "$TMP/out" # the PEs' output, with --cut
 START=$SECONDS
 for ((r = 0; r < NPES; r++)); do
     h=$(host_of "$r")
     ip netns exec "$NAME-h$h" env SHOAL_RANK=$r SHOAL_NPES=$NPES SHOAL_STORE=$STORE \
         SHOAL_JOB_KEY="$KEY" SHOAL_STORE_CONNECT_TIMEOUT=30 SHOAL_STORE_JOIN_TIMEOUT=60 \
         UCX_TLS=tcp UCX_NET_DEVICES=shoal0 SHOAL_TEST_HOSTS="$TEST_HOSTS" "${EXTRA_ENV[@]}" \
-        "$PROG" "$@" > >(sed -u "s/^/[$r@h$h] /") 2> >(sed -u "s/^/[$r@h$h] /" >&2) &
+        "$PROG" "$@" > >(sed -u "s/^/[$r@h$h] /" | { if [ -n "$CUT_SPEC" ]; then tee -a "$TMP/out"; else cat; fi; }) \
+        2> >(sed -u "s/^/[$r@h$h] /" >&2) &
     PIDS+=($!)
 done
+
+# The cut: after every PE said it is ready (so it comes mid-job, however
+# loaded the machine), the host's veth goes down at the switch (or the pair
+# is deleted); the time goes to $TMP/cut_at for the report at the end.
+CUTTER=""
+if [ -n "$CUT_SPEC" ]; then
+    (
+        cut_host=${CUT_SPEC%%:*} how=down
+        [ "$CUT_SPEC" = "$cut_host:del" ] && how=del
+        while [ "$(grep -c SHOAL-TEST-READY "$TMP/out")" -lt "$NPES" ]; do
+            sleep 0.1
+        done
+        if [ "$how" = del ]; then
+            ip -n "$SW" link del "p$cut_host"
+        else
+            ip -n "$SW" link set "p$cut_host" down
+        fi
+        date +%s.%N > "$TMP/cut_at"
+        echo "netns_job: cut host $cut_host's link ($how) after $((SECONDS - START)) s"
+    ) &
+    CUTTER=$!
+fi
 
 if [ -n "$KILL_SPEC" ]; then
     (sleep "${KILL_SPEC#*@}"; kill -KILL "${PIDS[${KILL_SPEC%@*}]}" 2>/dev/null) &
@@ -226,4 +256,12 @@ while [ "$left" -gt 0 ]; do
         exit 1
     fi
 done
+if [ -n "$CUT_SPEC" ]; then
+    if [ -s "$TMP/cut_at" ]; then
+        echo "netns_job: every PE ended $(echo "$(date +%s.%N) $(cat "$TMP/cut_at")" |
+            awk '{printf "%.1f", $1 - $2}') s after the cut"
+    else
+        echo "netns_job: every PE ended before the cut"
+    fi
+fi
 exit "$status"

@@ -96,9 +96,16 @@ static void store_gone(client_t *c, const char *why)
         pthread_cond_broadcast(&c->cond);
         return;
     }
-    SHOAL_ERROR("the config store at %s (%s) went away: %s. This PE cannot continue without "
-                "it; exiting",
-                c->where, c->hosted_by, why);
+    if (c->link != NULL && shoal_store_errno_unreachable(c->link->sys_errno))
+        SHOAL_ERROR("the config store at %s (%s) is unreachable: its host stopped answering "
+                    "(%s; the host is down or the network link between it and this host is "
+                    "cut; SHOAL_NET_TIMEOUT says how long an unanswered link is waited for). "
+                    "This PE cannot continue without it; exiting",
+                    c->where, c->hosted_by, why);
+    else
+        SHOAL_ERROR("the config store at %s (%s) went away: %s. This PE cannot continue "
+                    "without it; exiting",
+                    c->where, c->hosted_by, why);
     _exit(1);
 }
 

@@ -257,7 +257,9 @@ static void do_frames(host_t *h, shoal_store_peer_t *p, uint64_t now)
         c->read_wants_write = n == SHOAL_STORE_IO_WANT_WRITE;
         if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE)
             return;
-        if (n == SHOAL_STORE_IO_ERROR)
+        if (n == SHOAL_STORE_IO_ERROR && shoal_store_errno_unreachable(c->link->sys_errno))
+            p->unreachable = 1; /* the store's message names the host (logic.c) */
+        else if (n == SHOAL_STORE_IO_ERROR)
             SHOAL_WARN("config store at %s: connection from %s (PE %d) failed: %s", h->where,
                        p->addr, p->rank, c->link->error);
         c->gone = 1;
@@ -286,8 +288,11 @@ static void flush(shoal_store_peer_t *p)
             shoal_store_buf_consume(&p->out, (size_t)n);
             continue;
         }
-        if (n != SHOAL_STORE_IO_WANT_READ && n != SHOAL_STORE_IO_WANT_WRITE)
+        if (n != SHOAL_STORE_IO_WANT_READ && n != SHOAL_STORE_IO_WANT_WRITE) {
+            p->unreachable =
+                n == SHOAL_STORE_IO_ERROR && shoal_store_errno_unreachable(c->link->sys_errno);
             c->gone = 1;
+        }
         return;
     }
 }

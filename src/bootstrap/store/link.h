@@ -42,6 +42,7 @@ struct shoal_store_link {
     const shoal_store_link_ops_t *ops;
     int fd;
     char error[256]; /* why the last call failed, for messages */
+    int sys_errno;   /* the system error behind the last SHOAL_STORE_IO_ERROR, or 0 */
     void *priv;
 };
 

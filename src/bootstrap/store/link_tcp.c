@@ -31,6 +31,7 @@ static long tcp_read(shoal_store_link_t *l, void *buf, size_t len)
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return SHOAL_STORE_IO_WANT_READ;
         snprintf(l->error, sizeof(l->error), "%s", strerror(errno));
+        l->sys_errno = errno;
         return errno == ECONNRESET ? SHOAL_STORE_IO_EOF : SHOAL_STORE_IO_ERROR;
     }
 }
@@ -46,6 +47,7 @@ static long tcp_write(shoal_store_link_t *l, const void *buf, size_t len)
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return SHOAL_STORE_IO_WANT_WRITE;
         snprintf(l->error, sizeof(l->error), "%s", strerror(errno));
+        l->sys_errno = errno;
         return (errno == EPIPE || errno == ECONNRESET) ? SHOAL_STORE_IO_EOF : SHOAL_STORE_IO_ERROR;
     }
 }

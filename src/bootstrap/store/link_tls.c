@@ -317,12 +317,17 @@ static int tls_result(shoal_store_link_t *l, int ret)
                 return SHOAL_STORE_IO_EOF;
             }
             snprintf(l->error, sizeof(l->error), "%s", strerror(errno));
+            l->sys_errno = errno;
             return SHOAL_STORE_IO_ERROR;
         }
         break;
     default:
         break;
     }
+    /* A socket error OpenSSL queued (the connection timed out, say): keep
+     * its errno, which decides whether the peer is called unreachable. */
+    unsigned long first = ERR_peek_error();
+    l->sys_errno = first != 0 && ERR_SYSTEM_ERROR(first) ? (int)ERR_GET_REASON(first) : 0;
     tls_error_text(l->error, sizeof(l->error), "TLS error");
     verify = SSL_get_verify_result(t->ssl);
     if (verify != X509_V_OK) {

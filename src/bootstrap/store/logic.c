@@ -833,12 +833,28 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
             srv->finalized--;
             srv->departed++;
         } else if (!srv->over && !srv->conf.launcher) {
-            char msg[400], where[96];
+            char msg[512], where[96];
             shoal_host_label(p->host ? p->host : "?", where, sizeof(where));
-            snprintf(msg, sizeof(msg),
-                     "PE %d (pid %u on %s) closed its connection to the config store at %s "
-                     "before shmem_finalize: it exited, crashed or was killed; ending the job",
-                     p->rank, p->pid, where, srv->conf.where);
+            if (p->unreachable) {
+                /* The address it connected from, without the port, names the host. */
+                char host_addr[sizeof(p->addr)];
+                snprintf(host_addr, sizeof(host_addr), "%s", p->addr);
+                char *port = strrchr(host_addr, ':');
+                if (port != NULL && port != host_addr)
+                    *port = '\0';
+                snprintf(msg, sizeof(msg),
+                         "PE %d (pid %u on %s) is unreachable: its host %s stopped answering "
+                         "on its connection to the config store at %s (the host is down or the "
+                         "network link to it is cut; SHOAL_NET_TIMEOUT says how long an "
+                         "unanswered link is waited for); ending the job",
+                         p->rank, p->pid, where, host_addr, srv->conf.where);
+            } else {
+                snprintf(msg, sizeof(msg),
+                         "PE %d (pid %u on %s) closed its connection to the config store at %s "
+                         "before shmem_finalize: it exited, crashed or was killed; ending the "
+                         "job",
+                         p->rank, p->pid, where, srv->conf.where);
+            }
             SHOAL_ERROR("%s", msg);
             shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
         }

@@ -54,6 +54,7 @@ struct shoal_store_peer {
     uint32_t gather_len;
     uint64_t requests; /* frames it sent after HELLO, for the request counter */
     char error[160];   /* why its input was refused (SHOAL_ERR_INVALID from _input) */
+    int unreachable;   /* set by the I/O layer: its connection timed out (host or link down) */
     void *io;          /* the I/O layer's per-connection data */
 };
 

@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 
 #include "bootstrap/store/net.h"
+#include "util/env.h"
 #include "util/log.h"
 
 uint64_t shoal_store_now_ms(void)
@@ -317,12 +318,33 @@ void shoal_store_tune_socket(int fd)
 {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    /* A dead host (no RST) is noticed within about two minutes. */
-    int idle = 30, intvl = 10, cnt = 6;
     setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
-    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
+    /* A link cut or a host gone without a word (no FIN, no RST) is noticed
+     * within SHOAL_NET_TIMEOUT: a quiet connection is probed (the peer's
+     * kernel answers, however busy its process is) and dropped when the
+     * probes go unanswered; one with data in flight is dropped when
+     * nothing was acknowledged for that long (TCP_USER_TIMEOUT; without
+     * it a retransmitting connection lasts ~15 minutes). The store and
+     * the PEs then see ETIMEDOUT and name the unreachable host. */
+    const shoal_env_t *env = shoal_env_get(); /* NULL: a bad setting, reported by init */
+    unsigned s = env != NULL ? env->net_timeout : 0;
+    if (s == 0)
+        return;
+    /* Probes a tenth of the timeout apart: the kernel checks the timeout
+     * at each probe, so the drop comes at most one step after it. */
+    int step = s >= 10 ? (int)s / 10 : 1;
+    int cnt = (int)s / step - 1 > 0 ? (int)s / step - 1 : 1;
+    unsigned user_ms = s * 1000u;
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &step, sizeof(step));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &step, sizeof(step));
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &user_ms, sizeof(user_ms));
+}
+
+int shoal_store_errno_unreachable(int err)
+{
+    return err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH || err == EHOSTDOWN ||
+           err == ENETDOWN;
 }
 
 shoal_status_t shoal_store_connect(const shoal_store_addr_t *addr, uint64_t deadline_ms, int *fd_p,

@@ -67,8 +67,14 @@ shoal_status_t shoal_store_listen(const shoal_store_sockaddr_t *sa, int *fd_p,
 shoal_status_t shoal_store_connect(const shoal_store_addr_t *addr, uint64_t deadline_ms, int *fd_p,
                                    char *why, size_t why_size);
 
-/* TCP_NODELAY and keepalive (a dead host is noticed within minutes). */
+/* TCP_NODELAY, and keepalive with a user timeout so that a dead link or
+ * host is noticed within SHOAL_NET_TIMEOUT seconds (the read or write then
+ * fails with ETIMEDOUT). */
 void shoal_store_tune_socket(int fd);
+
+/* 1 when a socket's errno `err` says the peer's host or the link to it is
+ * unreachable (timed out, no route) rather than that the peer closed. */
+int shoal_store_errno_unreachable(int err);
 
 /* Waits until `fd` is readable (events POLLIN) or writable (POLLOUT), or
  * `deadline_ms` passes. Returns 1 when ready, 0 on timeout. */

@@ -55,6 +55,7 @@ shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const 
     }
     /* The plugin stays loaded: its progress thread and memory hooks must not
      * disappear under a later shmem_init. */
-    shoal_ucx_plugin_log_t log = {shoal_log_level, shoal_env.debug_subsys, shoal_env.log_file};
-    return init(&log, bs, generation, mapped, tr_p);
+    shoal_ucx_plugin_settings_t set = {shoal_log_level, shoal_env.debug_subsys, shoal_env.log_file,
+                                       shoal_env.net_timeout};
+    return init(&set, bs, generation, mapped, tr_p);
 }

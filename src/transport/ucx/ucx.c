@@ -1045,7 +1045,39 @@ static const shoal_transport_ops_t ucx_ops = {
     .finalize = ucx_finalize,
 };
 
-static shoal_status_t ucx_open(ucx_t *u)
+/* UCX's TCP keepalive from SHOAL_NET_TIMEOUT (`s` seconds), unless the user
+ * set UCX's own variables: a quiet connection is probed every s/10 seconds
+ * after s/10 idle and given up after 9 unanswered probes, so a cut link or
+ * a host gone fails the endpoints to it (Endpoint timeout) in about s
+ * seconds instead of UCX's own 10 + 3 x 2 s after its first keepalive. UCX
+ * sets no TCP_USER_TIMEOUT, so a connection with data in flight when the
+ * link went retransmits for minutes; the config store's connection, which
+ * has one, notices that case. */
+static void ucx_config_net_timeout(ucp_config_t *config, unsigned s)
+{
+    char step[32], cnt[32];
+    if (s == 0)
+        return;
+    unsigned st = s >= 10 ? s / 10 : 1;
+    snprintf(step, sizeof(step), "%us", st);
+    snprintf(cnt, sizeof(cnt), "%u", s / st > 1 ? s / st - 1 : 1);
+    /* ucp_config_modify keeps a name its own table lacks and applies it to
+     * each transport's table when the worker opens it, where the field is
+     * named without the transport's prefix (UCX_TCP_KEEPIDLE: KEEPIDLE). */
+    const char *set[][2] = {{"KEEPIDLE", step}, {"KEEPINTVL", step}, {"KEEPCNT", cnt}};
+    for (size_t i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+        char var[32];
+        snprintf(var, sizeof(var), "UCX_TCP_%s", set[i][0]);
+        if (getenv(var) != NULL)
+            continue;
+        ucs_status_t st_mod = ucp_config_modify(config, set[i][0], set[i][1]);
+        if (st_mod != UCS_OK)
+            SHOAL_DEBUG("ucp_config_modify(%s=%s) failed: %s", set[i][0], set[i][1],
+                        ucs_status_string(st_mod));
+    }
+}
+
+static shoal_status_t ucx_open(ucx_t *u, unsigned net_timeout)
 {
     ucp_config_t *config;
     ucs_status_t st = ucp_config_read(NULL, NULL, &config);
@@ -1061,6 +1093,7 @@ static shoal_status_t ucx_open(ucx_t *u)
      * ask for a mutex unless the user chose. */
     if (getenv("UCX_USE_MT_MUTEX") == NULL)
         ucp_config_modify(config, "USE_MT_MUTEX", "y");
+    ucx_config_net_timeout(config, net_timeout);
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
@@ -1143,8 +1176,13 @@ static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t st)
     (void)ep;
     ucx_peer_t *p = arg;
     p->failed = 1;
-    ucx_fail(p->u, SHOAL_ERR_IO, "the UCX connection to PE %d failed: %s", p->pe,
-             ucs_status_string(st));
+    /* A timeout is a peer that stopped answering, not one that closed. */
+    const char *why =
+        st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_TIMED_OUT || st == UCS_ERR_UNREACHABLE
+            ? " (its host is unreachable: down, or the network link to it is cut)"
+            : "";
+    ucx_fail(p->u, SHOAL_ERR_IO, "the UCX connection to PE %d failed: %s%s", p->pe,
+             ucs_status_string(st), why);
     __atomic_store_n(&p->u->failed, 1, __ATOMIC_RELEASE);
 }
 
@@ -1183,13 +1221,13 @@ static shoal_status_t ucx_connect(ucx_t *u, int pe, const void *addr, size_t add
 }
 
 __attribute__((visibility("default"))) shoal_status_t
-shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *bs,
+shoal_ucx_plugin_init_v6(const shoal_ucx_plugin_settings_t *set, shoal_bootstrap_t *bs,
                          unsigned generation, const uint8_t *mapped, shoal_transport_t **tr_p)
 {
     shoal_status_t status;
     /* The plugin has its own copy of the logger: same level, same PE prefix. */
-    shoal_log_level = log->level;
-    shoal_log_configure(log->subsys, log->file);
+    shoal_log_level = set->level;
+    shoal_log_configure(set->subsys, set->file);
     shoal_log_set_pe(bs->rank);
     ucx_t *u = calloc(1, sizeof(*u));
     if (u == NULL)
@@ -1210,7 +1248,7 @@ shoal_ucx_plugin_init_v5(const shoal_ucx_plugin_log_t *log, shoal_bootstrap_t *b
         goto out_release;
     }
     shoal_bootstrap_gather_t addrs = {0};
-    status = ucx_open(u);
+    status = ucx_open(u, set->net_timeout);
     shoal_status_t gather_status = ucx_gather_addresses(u, status == SHOAL_OK, &addrs);
     if (status == SHOAL_OK)
         status = gather_status;

@@ -25,18 +25,20 @@
 shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const uint8_t *mapped,
                               shoal_transport_t **tr_p);
 
-/* The plugin's copy of the logger takes the library's choices from here (the
- * plugin reads no settings of its own: the environment is parsed once). */
+/* The library's settings the plugin needs: its copy of the logger's choices
+ * and the network timeout (the plugin reads no settings of its own: the
+ * environment is parsed once). */
 typedef struct {
-    int level;          /* shoal_log_level */
-    const char *subsys; /* SHOAL_DEBUG_SUBSYS as the library read it */
-    const char *file;   /* SHOAL_LOG_FILE as the library read it */
-} shoal_ucx_plugin_log_t;
+    int level;            /* shoal_log_level */
+    const char *subsys;   /* SHOAL_DEBUG_SUBSYS as the library read it */
+    const char *file;     /* SHOAL_LOG_FILE as the library read it */
+    unsigned net_timeout; /* SHOAL_NET_TIMEOUT, seconds; 0: UCX's and the system's defaults */
+} shoal_ucx_plugin_settings_t;
 
 /* The plugin's one exported entry point. */
 #define SHOAL_UCX_PLUGIN_FILE "libshoal_ucx.so"
-#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v5"
-typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(const shoal_ucx_plugin_log_t *log,
+#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v6"
+typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(const shoal_ucx_plugin_settings_t *set,
                                                    shoal_bootstrap_t *bs, unsigned generation,
                                                    const uint8_t *mapped, shoal_transport_t **tr_p);
 
