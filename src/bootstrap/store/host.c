@@ -204,11 +204,16 @@ static int close_oldest_pending(host_t *h, uint64_t now, const char *why)
     return 1;
 }
 
-static void reserve_take(host_t *h)
+/* Fills the reserve; 0 when the process lacks the descriptors to. */
+static int reserve_take(host_t *h)
 {
-    for (int i = 0; i < RESERVE_FDS; i++)
+    int whole = 1;
+    for (int i = 0; i < RESERVE_FDS; i++) {
         if (h->reserve[i] < 0)
             h->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        whole &= h->reserve[i] >= 0;
+    }
+    return whole;
 }
 
 static void reserve_give_back(host_t *h)
@@ -220,15 +225,17 @@ static void reserve_give_back(host_t *h)
     }
 }
 
-/* accept found the process (or system) out of descriptors. Spinning on the
- * listener would help nobody: make room, then stop listening a while. */
+/* The process is out of descriptors (accept said so, or the reserve cannot
+ * be filled). Spinning on the listener would help nobody: give the reserve
+ * back for the process's own needs, close the oldest connection that has
+ * not joined, and stop listening a while. */
 static void out_of_fds(host_t *h, uint64_t now, int err)
 {
     char cause[96];
     int closed;
 
     snprintf(cause, sizeof(cause), "%s", strerror(err));
-    reserve_give_back(h); /* for this process's own needs first */
+    reserve_give_back(h);
     closed = close_oldest_pending(h, now, "to free a descriptor");
     h->backoff_ms = h->backoff_ms == 0                   ? BACKOFF_FIRST_MS
                     : h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
@@ -248,6 +255,13 @@ static void out_of_fds(host_t *h, uint64_t now, int err)
 static void accept_all(host_t *h, uint64_t now)
 {
     int pending = count_pending(h);
+
+    /* The store accepts only while it can hold its reserve: it never takes
+     * the last descriptors this process has. */
+    if (!reserve_take(h)) {
+        out_of_fds(h, now, EMFILE);
+        return;
+    }
 
     for (int i = 0; i < ACCEPTS_PER_ROUND; i++) {
         shoal_store_sockaddr_t sa = {.len = sizeof(sa.ss)};
@@ -276,10 +290,7 @@ static void accept_all(host_t *h, uint64_t now)
             }
             return;
         }
-        if (h->backoff_ms != 0) {
-            h->backoff_ms = 0;
-            reserve_take(h);
-        }
+        h->backoff_ms = 0;
         shoal_store_tune_socket(fd);
         shoal_store_sockaddr_format(&sa, addr, sizeof(addr));
         conn_t *c = calloc(1, sizeof(*c));
