@@ -266,9 +266,9 @@ static void accept_all(host_t *h, uint64_t now)
     for (int i = 0; i < ACCEPTS_PER_ROUND; i++) {
         shoal_store_sockaddr_t sa = {.len = sizeof(sa.ss)};
         char addr[SHOAL_STORE_ADDR_TEXT];
-        if (pending >= h->pending_cap) {
-            /* Make room first; when every one is too new to judge, the next
-             * round (which polls them) will. */
+        if (pending > h->pending_cap) {
+            /* Over the cap: none could be closed last time (all too new to
+             * judge); this round has polled them. */
             if (!close_oldest_pending(h, now, "to make room for new connections"))
                 return;
             pending--;
@@ -305,7 +305,11 @@ static void accept_all(host_t *h, uint64_t now)
         c->since_ms = now;
         c->deadline_ms = now + GREET_TIMEOUT_MS;
         p->io = c;
-        pending++;
+        /* At the cap, a new connection takes the place of the oldest one
+         * (closed only now, so none is closed while nobody else waits). */
+        if (++pending > h->pending_cap &&
+            close_oldest_pending(h, now, "to make room for new connections"))
+            pending--;
     }
 }
 
