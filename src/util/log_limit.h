@@ -16,7 +16,7 @@
 #include "util/log.h"
 
 typedef struct {
-    char what[160];          /* names the kind of line in the summary */
+    char what[192];          /* names the kind of line in the summary */
     shoal_log_level_t level; /* of the lines and the summary */
     unsigned burst;          /* lines per window */
     unsigned window_ms;

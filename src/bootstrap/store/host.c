@@ -809,8 +809,8 @@ shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,
         goto out_tls;
     shoal_store_sockaddr_format(bound_p, h->where, sizeof(h->where));
     for (int i = 0; i < LIMIT_COUNT; i++)
-        snprintf(h->limit[i].what, sizeof(h->limit[i].what), "config store at %s: %s", h->where,
-                 limit_names[i]);
+        snprintf(h->limit[i].what, sizeof(h->limit[i].what), "config store at %.96s: %.50s",
+                 h->where, limit_names[i]);
     sconf.where = h->where;
     status = shoal_store_server_create(&sconf, &h->srv);
     if (status != SHOAL_OK)
