@@ -510,6 +510,7 @@ idle-flood) # PROG idle connections (no greeting, no key) against a job whose fd
     bound=$(awk -v t="$t" 'BEGIN { printf "%d", 20 + 12 * (int(t) + 1) }')
     [ "$lines" -le "$bound" ] || fail "PE 0 logged $lines lines in $t s under $count idle connections (at most $bound expected)"
     echo "PE 0 logged $lines lines in $t s (bound $bound); the stranger: $(cat "$TMP/idle.out")"
+    grep "more like this" "$TMP/pe0.err"
     ;;
 join-death) # a PE that joined dies before all joined: the start ends at once, naming it
     victim=$((NP - 1))

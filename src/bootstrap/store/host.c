@@ -730,6 +730,10 @@ static void host_at_exit(int status, void *arg)
     wait_until(h, all_delivered, shoal_store_now_ms() + LINGER_MS);
     if (shoal_store_server_started(h->srv))
         shoal_store_server_report(h->srv);
+    /* What the rate limits left out in their last window is said now. */
+    for (int i = 0; i < LIMIT_COUNT; i++)
+        shoal_log_limit_flush(&h->limit[i], UINT64_MAX);
+    shoal_store_server_flush_logs(h->srv);
     h->stop = 1;
     wake(h);
     pthread_mutex_unlock(&h->lock);

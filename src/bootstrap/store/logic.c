@@ -517,6 +517,12 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
     return logs;
 }
 
+void shoal_store_server_flush_logs(shoal_store_server_t *srv)
+{
+    shoal_log_limit_flush(&srv->refuse_limit, UINT64_MAX);
+    shoal_log_limit_flush(&srv->protocol_limit, UINT64_MAX);
+}
+
 /* ---- requests ------------------------------------------------------------ */
 
 static int protocol_error(shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what)
