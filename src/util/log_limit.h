@@ -26,6 +26,11 @@ typedef struct {
     uint64_t dropped_total; /* over the limiter's life, for tests and reports */
 } shoal_log_limit_t;
 
+/* The usual burst: lines of one kind per second. Enough for every line of
+ * a short burst of distinct events (a test's run of malformed clients),
+ * few enough that a flood costs nothing. */
+#define SHOAL_LOG_LIMIT_BURST 10
+
 /* `what` (printf format) begins the summary line: "<what>: ... and N more
  * like this in the last second". */
 void shoal_log_limit_init(shoal_log_limit_t *l, shoal_log_level_t level, unsigned burst,

@@ -502,12 +502,12 @@ idle-flood) # PROG idle connections (no greeting, no key) against a job whose fd
     expect_not_in "$TMP/pe0.err" "ERROR|cannot accept"
     expect_in "$TMP/pe0.err" "config store at $STORE: closed the connection from 127\.0\.0\.1:[0-9]+ \(open [0-9.]+ s, no greeting\) to make room"
     expect_in "$TMP/pe0.err" "config store at $STORE: connections closed to make room: \.\.\. and [0-9,]+ more like this in the last second"
-    # Rate-limited: 5 lines per kind per second and a summary (two kinds can
+    # Rate-limited: 10 lines per kind per second and a summary (two kinds can
     # come: closed to make room, closed for not joining in time), not one per
     # connection.
     t=$(elapsed_since "$t0")
     lines=$(wc -l <"$TMP/pe0.err")
-    bound=$(awk -v t="$t" 'BEGIN { printf "%d", 20 + 12 * (int(t) + 1) }')
+    bound=$(awk -v t="$t" 'BEGIN { printf "%d", 20 + 22 * (int(t) + 1) }')
     [ "$lines" -le "$bound" ] || fail "PE 0 logged $lines lines in $t s under $count idle connections (at most $bound expected)"
     echo "PE 0 logged $lines lines in $t s (bound $bound); the stranger: $(cat "$TMP/idle.out")"
     grep "more like this" "$TMP/pe0.err"

@@ -57,7 +57,6 @@
 #define RESERVE_FDS 4
 #define BACKOFF_FIRST_MS 50
 #define BACKOFF_MAX_MS 1000
-#define LOG_BURST 5 /* lines of one kind per second */
 
 /* Rate-limited kinds of warning (host_t.limit). */
 enum {
@@ -768,7 +767,8 @@ static void host_limits_init(host_t *h)
         h->reserve[i] = -1;
     reserve_take(h);
     for (int i = 0; i < LIMIT_COUNT; i++)
-        shoal_log_limit_init(&h->limit[i], SHOAL_LOG_WARN, LOG_BURST, 1000, "config store");
+        shoal_log_limit_init(&h->limit[i], SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
+                             "config store");
 }
 
 shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,

@@ -125,9 +125,9 @@ shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
     srv->conf = *conf;
     snprintf(srv->where, sizeof(srv->where), "%s", conf->where ? conf->where : "?");
     srv->conf.where = srv->where;
-    shoal_log_limit_init(&srv->refuse_limit, SHOAL_LOG_WARN, 5, 1000,
+    shoal_log_limit_init(&srv->refuse_limit, SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
                          "config store at %s: refused PEs", srv->where);
-    shoal_log_limit_init(&srv->protocol_limit, SHOAL_LOG_WARN, 5, 1000,
+    shoal_log_limit_init(&srv->protocol_limit, SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
                          "config store at %s: closed connections that broke the protocol",
                          srv->where);
     srv->nbuckets = 256;
