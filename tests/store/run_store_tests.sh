@@ -544,6 +544,62 @@ global-exit) # shmem_global_exit on one PE ends every PE with its status
         STORE="127.0.0.1:$(free_port)"
     done
     ;;
+idle-flood) # PROG idle connections (no greeting, no key) against a job whose fd limit is 1024
+    count=$PROG
+    start pe0 0 "$NP" prlimit --nofile=1024:1024 "$PE" basic
+    "$PROBE" wait "$STORE" || fail "the store did not come up"
+    # The stranger: its connections up within 40 s, held 80 s at most (the job ends first).
+    t0=$(now)
+    "$PROBE" idle "$PORT" "$count" 40 80 >"$TMP/idle.out" 2>"$TMP/idle.err" &
+    PIDS+=($!)
+    for ((i = 0; i < 900; i++)); do
+        grep -q "^connected" "$TMP/idle.out" && break
+        sleep 0.1
+    done
+    expect_in "$TMP/idle.out" "^connected [0-9]+ closed [0-9]+ \(0 still connecting\)$" 1
+    read -r _ connected _ <"$TMP/idle.out"
+    [ "$connected" -ge "$count" ] || fail "only $connected of $count idle connections came up"
+    for ((r = 1; r < NP; r++)); do
+        start "pe$r" "$r" "$NP" prlimit --nofile=1024:1024 "$PE" basic
+    done
+    expect_all_ok "$NP"
+    for ((r = 0; r < NP; r++)); do expect_in "$TMP/pe$r.out" "^OK basic PE $r$" 1; done
+    expect_not_in "$TMP/pe0.err" "ERROR|cannot accept"
+    expect_in "$TMP/pe0.err" "config store at $STORE: closed the connection from 127\.0\.0\.1:[0-9]+ \(open [0-9.]+ s, no greeting\) to make room"
+    expect_in "$TMP/pe0.err" "config store at $STORE: connections closed to make room: \.\.\. and [0-9,]+ more like this in the last second"
+    # Rate-limited: 10 lines per kind per second and a summary (two kinds can
+    # come: closed to make room, closed for not joining in time), not one per
+    # connection.
+    t=$(elapsed_since "$t0")
+    lines=$(wc -l <"$TMP/pe0.err")
+    bound=$(awk -v t="$t" 'BEGIN { printf "%d", 20 + 22 * (int(t) + 1) }')
+    [ "$lines" -le "$bound" ] || fail "PE 0 logged $lines lines in $t s under $count idle connections (at most $bound expected)"
+    echo "PE 0 logged $lines lines in $t s (bound $bound); the stranger: $(cat "$TMP/idle.out")"
+    grep "more like this" "$TMP/pe0.err"
+    ;;
+join-death) # a PE that joined dies before all joined: the start ends at once, naming it
+    victim=$((NP - 1))
+    EXTRA_ENV="SHOAL_LOG_LEVEL=3" start pe0 0 "$NP" "$PE" basic
+    for ((r = 1; r < NP - 2; r++)); do start "pe$r" "$r" "$NP" "$PE" basic; done
+    start "pe$victim" "$victim" "$NP" "$PE" basic
+    # Rank NP-2 is never started: the job cannot start before the kill.
+    for ((r = 0; r < NP - 2; r++)); do wait_for_line "$TMP/pe0.err" "PE $r joined from" 1; done
+    wait_for_line "$TMP/pe0.err" "PE $victim joined from" 1
+    t0=$(now)
+    kill_pe "pe$victim"
+    for ((r = 0; r < NP - 2; r++)); do
+        wait_rc "pe$r"
+        [ "$RC" -ne 0 ] || fail "PE $r succeeded though PE $victim died in the join"
+    done
+    t=$(elapsed_since "$t0")
+    for ((r = 0; r < NP - 2; r++)); do
+        expect_in "$TMP/pe$r.err" "the config store at $STORE ended the start of the job \(this PE: rank $r of $NP\): PE $victim \(pid [0-9]+ on .*\) closed its connection to the config store at $STORE while the job was starting" 1
+    done
+    expect_in "$TMP/pe0.err" "config store at $STORE: the job cannot start: PE $victim " 1
+    # The join timeout is 20 s: the start must end on the death, not on the timeout.
+    less_than "$t" 2 || fail "the start took $t s to end after PE $victim died"
+    echo "the start ended $t s after PE $victim was killed"
+    ;;
 malformed) # broken clients are closed; the store and its job carry on
     start pe0 0 2 "$PE" basic
     "$PROBE" wait "$STORE" || fail "the store did not come up"

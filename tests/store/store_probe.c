@@ -11,6 +11,10 @@
  *                                  (CASE: type, oversize, reserved, trailing, no-hello,
  *                                  bad-hello, truncated), report whether it closed
  *   fake-store PORT VERSION VERDICT  answer one greeting as a store would, then close
+ *   idle PORT COUNT SECS HOLD      open COUNT idle connections (nothing sent) to
+ *                                  127.0.0.1:PORT within SECS s, print "connected N
+ *                                  closed M" (M: closed by the store meanwhile), hold
+ *                                  them HOLD s at most, then exit
  *
  * Output lines: "verdict V version N security S", "closed", "open", "ready".
  */
@@ -19,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -31,8 +37,10 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: store_probe free-port [6] | greet ADDR VERSION SEC KEY | raw ADDR "
-                    "HEX | frames ADDR KEY CASE | fake-store PORT VERSION VERDICT\n");
+    fprintf(stderr,
+            "usage: store_probe free-port [6] | greet ADDR VERSION SEC KEY | raw ADDR "
+            "HEX | frames ADDR KEY CASE | fake-store PORT VERSION VERDICT | idle PORT COUNT "
+            "SECS HOLD\n");
     return 2;
 }
 
@@ -321,6 +329,79 @@ static int fake_store(int argc, char **argv)
     return 0;
 }
 
+/* A stranger that takes connections and says nothing: each is connected
+ * without blocking, and counted once the kernel says it is up (the store
+ * may close it at any time after; that is counted too). */
+static int idle(int argc, char **argv)
+{
+    if (argc < 6)
+        return usage();
+    int port = atoi(argv[2]), count = atoi(argv[3]);
+    uint64_t now = shoal_store_now_ms();
+    uint64_t connect_end = now + (uint64_t)atoi(argv[4]) * 1000;
+    uint64_t hold_end = now + (uint64_t)atoi(argv[5]) * 1000;
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    struct rlimit rl = {(rlim_t)count + 64, (rlim_t)count + 64};
+    struct pollfd *fds = calloc((size_t)count, sizeof(*fds));
+    int connected = 0, closed = 0, waiting = 0;
+
+    if (count <= 0 || port <= 0 || fds == NULL)
+        return usage();
+    /* Its own limit: the job's is what the test is about. */
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return die("cannot raise RLIMIT_NOFILE for the connections");
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    for (int i = 0; i < count; i++) {
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return die("socket failed");
+        if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+            connected++;
+            fds[i] = (struct pollfd){.fd = fd, .events = POLLIN};
+        } else if (errno == EINPROGRESS) {
+            waiting++;
+            fds[i] = (struct pollfd){.fd = fd, .events = POLLOUT};
+        } else {
+            close(fd);
+            fds[i].fd = -1;
+        }
+    }
+    /* Until every connect has an answer (or time is up), then hold. */
+    for (int reported = 0;;) {
+        now = shoal_store_now_ms();
+        if (!reported && (waiting == 0 || now >= connect_end)) {
+            printf("connected %d closed %d (%d still connecting)\n", connected, closed, waiting);
+            fflush(stdout);
+            reported = 1;
+        }
+        if (now >= hold_end)
+            break;
+        uint64_t end = reported ? hold_end : connect_end;
+        int rc = poll(fds, (nfds_t)count, (int)(end - now < 200 ? end - now : 200));
+        for (int i = 0; rc > 0 && i < count; i++) {
+            if (fds[i].fd < 0 || fds[i].revents == 0)
+                continue;
+            if (fds[i].events == POLLOUT) {
+                int err = 0;
+                socklen_t len = sizeof(err);
+                getsockopt(fds[i].fd, SOL_SOCKET, SO_ERROR, &err, &len);
+                waiting--;
+                if (err == 0) {
+                    connected++;
+                    fds[i].events = POLLIN;
+                    continue;
+                }
+            } else {
+                closed++;
+            }
+            close(fds[i].fd);
+            fds[i].fd = -1;
+        }
+    }
+    free(fds);
+    return 0;
+}
+
 static int free_port(int argc, char **argv)
 {
     int v6 = argc > 2 && strcmp(argv[2], "6") == 0;
@@ -362,5 +443,7 @@ int main(int argc, char **argv)
         return frames(argc, argv);
     if (strcmp(argv[1], "fake-store") == 0)
         return fake_store(argc, argv);
+    if (strcmp(argv[1], "idle") == 0)
+        return idle(argc, argv);
     return usage();
 }

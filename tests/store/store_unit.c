@@ -386,6 +386,46 @@ static void test_server(void)
     shoal_store_server_destroy(srv);
 }
 
+/* A PE that joined and dies before every PE joined ends the start at once:
+ * the others are told its name (not left to the join timeout), and a PE
+ * that comes later is refused. */
+static void test_server_join_death(void)
+{
+    shoal_store_server_conf_t conf = {.npes = 4, .join_timeout_ms = 60000, .job_id = "jdjob"};
+    shoal_store_peer_t *p[4];
+    shoal_store_msg_t m;
+    char reason[SHOAL_STORE_MAX_TEXT + 1];
+
+    CHECK(shoal_store_server_create(&conf, &srv) == SHOAL_OK);
+    for (int i = 0; i < 4; i++)
+        p[i] = shoal_store_server_peer_new(srv, "test");
+    hello(p[0], 0, 4, "hostA");
+    hello(p[1], 1, 4, "hostA");
+    hello(p[3], 3, 4, "hostB");
+    CHECK(!shoal_store_server_started(srv) && !shoal_store_server_over(srv));
+    /* A client that never said HELLO going away changes nothing. */
+    shoal_store_server_peer_gone(srv, p[2], 1000);
+    CHECK(!shoal_store_server_over(srv));
+    shoal_store_server_peer_gone(srv, p[3], 1500);
+    CHECK(shoal_store_server_over(srv) && shoal_store_server_finished(srv));
+    for (int i = 0; i < 2; i++) {
+        CHECK(next_out(p[i], &m) == SHOAL_STORE_MSG_REFUSE &&
+              m.u.refuse.code == SHOAL_STORE_REFUSE_PE_LEFT && p[i]->closing);
+        shoal_store_span_str(m.u.refuse.reason, reason, sizeof(reason));
+        CHECK(strstr(reason, "PE 3 (pid ") != NULL &&
+              strstr(reason, "while the job was starting (3 of 4 PEs had joined)") != NULL);
+    }
+    /* The join timeout has nothing left to do. */
+    CHECK(shoal_store_server_tick(srv, 100000) == UINT64_MAX);
+    CHECK(next_out(p[0], &m) == 0);
+    /* Rank 2 comes late: the job is over. */
+    p[2] = shoal_store_server_peer_new(srv, "test");
+    hello(p[2], 2, 4, "hostB");
+    CHECK(next_out(p[2], &m) == SHOAL_STORE_MSG_REFUSE &&
+          m.u.refuse.code == SHOAL_STORE_REFUSE_JOB_OVER);
+    shoal_store_server_destroy(srv);
+}
+
 /* The logic as shoalrun hosts it: connections bound to ranks, HELLO answered
  * at once, no ABORT sent, the end of the job recorded, and who waits for a
  * PE that is gone. */
@@ -508,6 +548,7 @@ int main(void)
     test_settings();
     test_uniqueid();
     test_server();
+    test_server_join_death();
     test_server_launcher();
     test_host();
     if (failures) {

@@ -12,6 +12,19 @@
  * GREET_TIMEOUT_MS; one that breaks the protocol is closed and the store
  * carries on. The logic runs under `lock`, so other threads of this
  * process (exit handler, abort) can look at it.
+ *
+ * The store runs inside PE 0, so anyone who can reach its port must not be
+ * able to take PE 0's file descriptors or flood its log:
+ *   - connections that have not joined (no HELLO accepted yet) are capped
+ *     well below RLIMIT_NOFILE (pending_cap); at the cap the oldest of them
+ *     in the earliest phase (no greeting yet first) is closed to make room,
+ *     once it has had a round of the loop to show its greeting;
+ *   - when accept fails for want of descriptors (EMFILE, ENFILE), the store
+ *     closes the oldest such connection, gives back the descriptors it holds
+ *     in reserve, and stops polling the listener for a while (doubling up
+ *     to a second): never a spin;
+ *   - every warning an outsider can trigger is rate-limited per kind
+ *     (util/log_limit.h).
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,7 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,12 +43,31 @@
 #include "bootstrap/store/host.h"
 #include "bootstrap/store/logic.h"
 #include "util/log.h"
+#include "util/log_limit.h"
 #include "util/thread.h"
 
 #define GREET_TIMEOUT_MS 10000
 #define LINGER_MS 2000
-#define MAX_CONNECTIONS 4096
 #define READ_CHUNK 16384
+#define ACCEPTS_PER_ROUND 64
+/* Connections not joined yet: at most 1/8 of RLIMIT_NOFILE, within these. */
+#define PENDING_CAP_MIN 16
+#define PENDING_CAP_MAX 256
+/* Descriptors held for the process, given back when accept hits EMFILE. */
+#define RESERVE_FDS 4
+#define BACKOFF_FIRST_MS 50
+#define BACKOFF_MAX_MS 1000
+
+/* Rate-limited kinds of warning (host_t.limit). */
+enum {
+    LIMIT_ACCEPT,
+    LIMIT_CROWD,
+    LIMIT_GREETING,
+    LIMIT_HANDSHAKE,
+    LIMIT_CONN_FAILED,
+    LIMIT_TIMEOUT,
+    LIMIT_COUNT
+};
 
 typedef enum { PHASE_GREET, PHASE_HANDSHAKE, PHASE_FRAMES, PHASE_LINGER } phase_t;
 
@@ -45,6 +79,8 @@ typedef struct {
     size_t greet_have;
     int read_wants_write; /* TLS needs to write before it can read */
     int gone;
+    int polled;           /* has been through a poll: it had its chance to speak */
+    uint64_t since_ms;    /* accepted at */
     uint64_t deadline_ms; /* 0: none */
 } conn_t;
 
@@ -60,7 +96,14 @@ typedef struct {
     int stop;
     uint64_t join_timeout_ms;
     char where[SHOAL_STORE_ADDR_TEXT];
-    pid_t pid; /* the process the thread runs in */
+    pid_t pid;                    /* the process the thread runs in */
+    int pending_cap;              /* connections not joined yet, at most */
+    unsigned long long nofile;    /* RLIMIT_NOFILE at the start, for messages */
+    int reserve[RESERVE_FDS];     /* -1: given back */
+    uint64_t listen_paused_until; /* after EMFILE: the listener is not polled till then */
+    uint64_t backoff_ms;          /* the next pause; 0 after an accept that worked */
+    uint64_t crowd_closed;        /* connections closed to make room, in all */
+    shoal_log_limit_t limit[LIMIT_COUNT];
 } host_t;
 
 static pthread_mutex_t host_start_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -103,22 +146,150 @@ static void linger(conn_t *c, uint64_t now)
     c->deadline_ms = now + LINGER_MS;
 }
 
+/* How far a connection that has not joined got: 0 nothing shown (no
+ * greeting yet, or refused and lingering), 1 greeted (TLS handshake),
+ * 2 authenticated without HELLO yet; -1 joined (never closed to make room). */
+static int pending_class(const shoal_store_peer_t *p)
+{
+    const conn_t *c = p->io;
+    if (c->gone || p->state != SHOAL_STORE_PEER_NEW)
+        return -1;
+    if (c->phase == PHASE_GREET || c->phase == PHASE_LINGER)
+        return 0;
+    return c->phase == PHASE_HANDSHAKE ? 1 : 2;
+}
+
+static int count_pending(host_t *h)
+{
+    int n = 0;
+    for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next)
+        n += pending_class(p) >= 0;
+    return n;
+}
+
+/* Closes (at the end of this round) the oldest connection of the earliest
+ * class that has been polled at least once, so that a PE whose greeting is
+ * on its way is not cut off before the store read it. 0 when none fits. */
+static int close_oldest_pending(host_t *h, uint64_t now, const char *why)
+{
+    shoal_store_peer_t *victim = NULL;
+    int victim_class = 3;
+
+    for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next) {
+        const conn_t *c = p->io;
+        int k = pending_class(p);
+        if (k < 0 || !c->polled)
+            continue;
+        /* The list runs newest first: a later one of the same class is older. */
+        if (k <= victim_class) {
+            victim = p;
+            victim_class = k;
+        }
+    }
+    if (victim == NULL)
+        return 0;
+    conn_t *c = victim->io;
+    c->gone = 1;
+    h->crowd_closed++;
+    SHOAL_LOG_LIMITED(&h->limit[LIMIT_CROWD], now,
+                      "config store at %s: closed the connection from %s (open %.1f s, %s) %s; "
+                      "%llu closed so. Many connections that do not join are an attack or a "
+                      "misbehaving client: find and stop it",
+                      h->where, victim->addr, (double)(now - c->since_ms) / 1000.0,
+                      victim_class == 0   ? "no greeting"
+                      : victim_class == 1 ? "in the TLS handshake"
+                                          : "no HELLO",
+                      why, (unsigned long long)h->crowd_closed);
+    return 1;
+}
+
+/* Fills the reserve; 0 when the process lacks the descriptors to. */
+static int reserve_take(host_t *h)
+{
+    int whole = 1;
+    for (int i = 0; i < RESERVE_FDS; i++) {
+        if (h->reserve[i] < 0)
+            h->reserve[i] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        whole &= h->reserve[i] >= 0;
+    }
+    return whole;
+}
+
+static void reserve_give_back(host_t *h)
+{
+    for (int i = 0; i < RESERVE_FDS; i++) {
+        if (h->reserve[i] >= 0)
+            close(h->reserve[i]);
+        h->reserve[i] = -1;
+    }
+}
+
+/* The process is out of descriptors (accept said so, or the reserve cannot
+ * be filled). Spinning on the listener would help nobody: give the reserve
+ * back for the process's own needs, close the oldest connection that has
+ * not joined, and stop listening a while. */
+static void out_of_fds(host_t *h, uint64_t now, int err)
+{
+    char cause[96];
+    int closed;
+
+    snprintf(cause, sizeof(cause), "%s", strerror(err));
+    reserve_give_back(h);
+    closed = close_oldest_pending(h, now, "to free a descriptor");
+    h->backoff_ms = h->backoff_ms == 0                   ? BACKOFF_FIRST_MS
+                    : h->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS
+                                                         : h->backoff_ms * 2;
+    h->listen_paused_until = now + h->backoff_ms;
+    SHOAL_LOG_LIMITED(&h->limit[LIMIT_ACCEPT], now,
+                      "config store at %s: cannot accept connections: %s (this process may "
+                      "open %llu files, RLIMIT_NOFILE; the store keeps at most %d connections "
+                      "that have not joined); %s, not accepting for %llu ms. Raise the limit "
+                      "(ulimit -n) or find what holds so many descriptors or connections",
+                      h->where, cause, h->nofile, h->pending_cap,
+                      closed ? "closed the oldest connection that has not joined"
+                             : "no connection to close",
+                      (unsigned long long)h->backoff_ms);
+}
+
 static void accept_all(host_t *h, uint64_t now)
 {
-    for (int i = 0; i < 64; i++) {
+    int pending = count_pending(h);
+
+    /* The store accepts only while it can hold its reserve: it never takes
+     * the last descriptors this process has. */
+    if (!reserve_take(h)) {
+        out_of_fds(h, now, EMFILE);
+        return;
+    }
+
+    for (int i = 0; i < ACCEPTS_PER_ROUND; i++) {
         shoal_store_sockaddr_t sa = {.len = sizeof(sa.ss)};
         char addr[SHOAL_STORE_ADDR_TEXT];
+        if (pending > h->pending_cap) {
+            /* Over the cap: none could be closed last time (all too new to
+             * judge); this round has polled them. */
+            if (!close_oldest_pending(h, now, "to make room for new connections"))
+                return;
+            pending--;
+        }
         int fd =
             accept4(h->listen_fd, (struct sockaddr *)&sa.ss, &sa.len, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR && errno != ECONNABORTED)
-                SHOAL_WARN("config store at %s: accept failed: %m", h->where);
+            if (errno == EMFILE || errno == ENFILE) {
+                out_of_fds(h, now, errno);
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+                       errno != ECONNABORTED) {
+                /* ENOBUFS, ENOMEM and the like: do not spin on them either. */
+                int err = errno;
+                h->listen_paused_until = now + BACKOFF_FIRST_MS;
+                SHOAL_LOG_LIMITED(&h->limit[LIMIT_ACCEPT], now,
+                                  "config store at %s: accept failed: %s; not accepting for "
+                                  "%d ms",
+                                  h->where, strerror(err), BACKOFF_FIRST_MS);
+            }
             return;
         }
-        if (shoal_store_server_npeers(h->srv) >= MAX_CONNECTIONS) {
-            close(fd);
-            continue;
-        }
+        h->backoff_ms = 0;
         shoal_store_tune_socket(fd);
         shoal_store_sockaddr_format(&sa, addr, sizeof(addr));
         conn_t *c = calloc(1, sizeof(*c));
@@ -130,8 +301,14 @@ static void accept_all(host_t *h, uint64_t now)
         }
         c->fd = fd;
         c->phase = PHASE_GREET;
+        c->since_ms = now;
         c->deadline_ms = now + GREET_TIMEOUT_MS;
         p->io = c;
+        /* At the cap, a new connection takes the place of the oldest one
+         * (closed only now, so none is closed while nobody else waits). */
+        if (++pending > h->pending_cap &&
+            close_oldest_pending(h, now, "to make room for new connections"))
+            pending--;
     }
 }
 
@@ -141,33 +318,41 @@ static uint8_t judge_greeting(host_t *h, shoal_store_peer_t *p)
     conn_t *c = p->io;
     uint8_t version, security, key_id[SHOAL_STORE_KEY_ID_BYTES];
 
+    uint64_t now = shoal_store_now_ms();
+    shoal_log_limit_t *limit = &h->limit[LIMIT_GREETING];
+
     if (shoal_store_greeting_decode(c->greet, &version, &security, key_id) != SHOAL_OK) {
-        SHOAL_WARN("config store at %s: closed a connection from %s: it did not start with a "
-                   "Shoal greeting (not a Shoal PE of this version, or a client that starts "
-                   "TLS without the greeting)",
-                   h->where, p->addr);
+        SHOAL_LOG_LIMITED(
+            limit, now,
+            "config store at %s: closed a connection from %s: it did not start with a "
+            "Shoal greeting (not a Shoal PE of this version, or a client that starts "
+            "TLS without the greeting)",
+            h->where, p->addr);
         return SHOAL_STORE_GREET_GARBAGE;
     }
     if (version != SHOAL_STORE_PROTO_VERSION) {
-        SHOAL_WARN("config store at %s: refused a PE connecting from %s: it speaks protocol "
-                   "version %u, this store version %u; every PE of a job must run the same "
-                   "Shoal version",
-                   h->where, p->addr, version, SHOAL_STORE_PROTO_VERSION);
+        SHOAL_LOG_LIMITED(limit, now,
+                          "config store at %s: refused a PE connecting from %s: it speaks protocol "
+                          "version %u, this store version %u; every PE of a job must run the same "
+                          "Shoal version",
+                          h->where, p->addr, version, SHOAL_STORE_PROTO_VERSION);
         return SHOAL_STORE_GREET_VERSION;
     }
     if (security != h->security) {
-        SHOAL_WARN("config store at %s: refused a PE connecting from %s: it uses %s, this "
-                   "store %s; SHOAL_STORE_TLS (or shmemx_set_conf_store_tls) and "
-                   "SHOAL_STORE_TLS_INFO must agree on every PE",
-                   h->where, p->addr, shoal_store_security_name(security),
-                   shoal_store_security_name(h->security));
+        SHOAL_LOG_LIMITED(limit, now,
+                          "config store at %s: refused a PE connecting from %s: it uses %s, this "
+                          "store %s; SHOAL_STORE_TLS (or shmemx_set_conf_store_tls) and "
+                          "SHOAL_STORE_TLS_INFO must agree on every PE",
+                          h->where, p->addr, shoal_store_security_name(security),
+                          shoal_store_security_name(h->security));
         return SHOAL_STORE_GREET_SECURITY;
     }
     if (security == SHOAL_STORE_SEC_PSK && memcmp(key_id, h->key_id, sizeof(key_id)) != 0) {
-        SHOAL_WARN("config store at %s: refused a PE connecting from %s: it presented a "
-                   "different job secret (a PE of another job, or a wrong SHOAL_JOB_KEY / "
-                   "SHOAL_JOB_KEY_FILE / unique ID)",
-                   h->where, p->addr);
+        SHOAL_LOG_LIMITED(limit, now,
+                          "config store at %s: refused a PE connecting from %s: it presented a "
+                          "different job secret (a PE of another job, or a wrong SHOAL_JOB_KEY / "
+                          "SHOAL_JOB_KEY_FILE / unique ID)",
+                          h->where, p->addr);
         return SHOAL_STORE_GREET_WRONG_SECRET;
     }
     if (shoal_store_server_over(h->srv))
@@ -228,10 +413,12 @@ static void do_handshake(host_t *h, shoal_store_peer_t *p, uint64_t now)
         c->read_wants_write = rc == SHOAL_STORE_IO_WANT_WRITE;
         return;
     }
-    SHOAL_WARN("config store at %s: TLS handshake with %s failed: %s; a PE with other "
-               "certificates or another job's secret?",
-               h->where, p->addr,
-               rc == SHOAL_STORE_IO_EOF ? "the client closed the connection" : c->link->error);
+    SHOAL_LOG_LIMITED(&h->limit[LIMIT_HANDSHAKE], now,
+                      "config store at %s: TLS handshake with %s failed: %s; a PE with other "
+                      "certificates or another job's secret?",
+                      h->where, p->addr,
+                      rc == SHOAL_STORE_IO_EOF ? "the client closed the connection"
+                                               : c->link->error);
     /* Linger, so the TLS alert reaches the client rather than a reset. */
     linger(c, now);
 }
@@ -260,8 +447,9 @@ static void do_frames(host_t *h, shoal_store_peer_t *p, uint64_t now)
         if (n == SHOAL_STORE_IO_ERROR && shoal_store_errno_unreachable(c->link->sys_errno))
             p->unreachable = 1; /* the store's message names the host (logic.c) */
         else if (n == SHOAL_STORE_IO_ERROR)
-            SHOAL_WARN("config store at %s: connection from %s (PE %d) failed: %s", h->where,
-                       p->addr, p->rank, c->link->error);
+            SHOAL_LOG_LIMITED(&h->limit[LIMIT_CONN_FAILED], now,
+                              "config store at %s: connection from %s (PE %d) failed: %s", h->where,
+                              p->addr, p->rank, c->link->error);
         c->gone = 1;
         return;
     }
@@ -300,6 +488,8 @@ static void flush(shoal_store_peer_t *p)
 static void progress(host_t *h, shoal_store_peer_t *p, uint64_t now)
 {
     conn_t *c = p->io;
+    if (c->gone)
+        return; /* closed to make room; dropped at the end of the round */
     if (c->phase == PHASE_GREET)
         do_greet(h, p, now);
     if (!c->gone && c->phase == PHASE_HANDSHAKE)
@@ -321,11 +511,12 @@ static void sweep(host_t *h, uint64_t now)
             linger(c, now);
         if (c->phase == PHASE_FRAMES && p->state != SHOAL_STORE_PEER_NEW)
             c->deadline_ms = 0;
-        if (c->deadline_ms != 0 && now >= c->deadline_ms) {
+        if (!c->gone && c->deadline_ms != 0 && now >= c->deadline_ms) {
             if (c->phase != PHASE_LINGER)
-                SHOAL_WARN("config store at %s: closed the connection from %s: no greeting, "
-                           "handshake and HELLO within %d s",
-                           h->where, p->addr, GREET_TIMEOUT_MS / 1000);
+                SHOAL_LOG_LIMITED(&h->limit[LIMIT_TIMEOUT], now,
+                                  "config store at %s: closed the connection from %s: no "
+                                  "greeting, handshake and HELLO within %d s",
+                                  h->where, p->addr, GREET_TIMEOUT_MS / 1000);
             c->gone = 1;
         }
         if (c->gone)
@@ -367,8 +558,17 @@ static void *host_main(void *arg)
             cap = n;
         }
         fds[0] = (struct pollfd){.fd = h->wake_fd, .events = POLLIN};
-        fds[1] = (struct pollfd){.fd = h->listen_fd, .events = POLLIN};
+        /* A negative fd is left out of the poll: the listener rests after EMFILE. */
+        fds[1] = (struct pollfd){.fd = now < h->listen_paused_until ? -1 : h->listen_fd,
+                                 .events = POLLIN};
         next = shoal_store_server_tick(h->srv, now);
+        if (now < h->listen_paused_until && h->listen_paused_until < next)
+            next = h->listen_paused_until;
+        for (int i = 0; i < LIMIT_COUNT; i++) {
+            uint64_t due = shoal_log_limit_flush(&h->limit[i], now);
+            if (due < next)
+                next = due;
+        }
         for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next) {
             conn_t *c = p->io;
             short events = POLLIN;
@@ -393,11 +593,15 @@ static void *host_main(void *arg)
             ssize_t ignored = read(h->wake_fd, &v, sizeof(v));
             (void)ignored;
         }
-        if (rc > 0 && (fds[1].revents & POLLIN))
-            accept_all(h, now);
-        for (size_t i = 2; rc > 0 && i < k; i++)
+        for (size_t i = 2; rc >= 0 && i < k; i++) {
+            ((conn_t *)who[i]->io)->polled = 1;
             if (fds[i].revents != 0)
                 progress(h, who[i], now);
+        }
+        /* After the greetings that came are read, so that making room
+         * closes only connections that have had their chance. */
+        if (rc > 0 && (fds[1].revents & POLLIN))
+            accept_all(h, now);
         /* Handling one peer's frame may queue output for others. */
         for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next)
             flush(p);
@@ -431,9 +635,14 @@ static int wait_until(host_t *h, int (*done)(host_t *), uint64_t deadline_ms)
     return done(h);
 }
 
+/* Every other PE has closed its connection (clients that never joined do
+ * not count: an idle stranger must not hold up the end of the job). */
 static int others_gone(host_t *h)
 {
-    return shoal_store_server_npeers(h->srv) <= 1;
+    int joined = 0;
+    for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next)
+        joined += p->rank >= 0;
+    return joined <= 1;
 }
 
 static int job_finished(host_t *h)
@@ -525,6 +734,10 @@ static void host_at_exit(int status, void *arg)
     wait_until(h, all_delivered, shoal_store_now_ms() + LINGER_MS);
     if (shoal_store_server_started(h->srv))
         shoal_store_server_report(h->srv);
+    /* What the rate limits left out in their last window is said now. */
+    for (int i = 0; i < LIMIT_COUNT; i++)
+        shoal_log_limit_flush(&h->limit[i], UINT64_MAX);
+    shoal_store_server_flush_logs(h->srv);
     h->stop = 1;
     wake(h);
     pthread_mutex_unlock(&h->lock);
@@ -532,6 +745,36 @@ static void host_at_exit(int status, void *arg)
 }
 
 /* ---- start --------------------------------------------------------------- */
+
+static const char *const limit_names[LIMIT_COUNT] = {
+    [LIMIT_ACCEPT] = "accept failures",
+    [LIMIT_CROWD] = "connections closed to make room",
+    [LIMIT_GREETING] = "connections refused at the greeting",
+    [LIMIT_HANDSHAKE] = "failed TLS handshakes",
+    [LIMIT_CONN_FAILED] = "failed connections",
+    [LIMIT_TIMEOUT] = "connections closed for not joining in time",
+};
+
+/* The cap on connections that have not joined, from RLIMIT_NOFILE; the
+ * reserve; the log limits (named once the address is known). */
+static void host_limits_init(host_t *h)
+{
+    struct rlimit rl;
+    unsigned long long nofile = 1024;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+        nofile = rl.rlim_cur == RLIM_INFINITY ? ~0ull : (unsigned long long)rl.rlim_cur;
+    h->nofile = nofile;
+    h->pending_cap = nofile / 8 > PENDING_CAP_MAX   ? PENDING_CAP_MAX
+                     : nofile / 8 < PENDING_CAP_MIN ? PENDING_CAP_MIN
+                                                    : (int)(nofile / 8);
+    for (int i = 0; i < RESERVE_FDS; i++)
+        h->reserve[i] = -1;
+    reserve_take(h);
+    for (int i = 0; i < LIMIT_COUNT; i++)
+        shoal_log_limit_init(&h->limit[i], SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
+                             "config store");
+}
 
 shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,
                                       shoal_store_sockaddr_t *bound_p)
@@ -556,6 +799,7 @@ shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,
     h->security = conf->security;
     h->join_timeout_ms = conf->join_timeout_ms;
     h->wake_fd = -1;
+    host_limits_init(h);
     status = shoal_store_random(job_nonce, sizeof(job_nonce));
     if (status != SHOAL_OK)
         goto out_free;
@@ -573,6 +817,9 @@ shoal_status_t shoal_store_host_start(const shoal_store_host_conf_t *conf,
     if (status != SHOAL_OK)
         goto out_tls;
     shoal_store_sockaddr_format(bound_p, h->where, sizeof(h->where));
+    for (int i = 0; i < LIMIT_COUNT; i++)
+        snprintf(h->limit[i].what, sizeof(h->limit[i].what), "config store at %.96s: %.50s",
+                 h->where, limit_names[i]);
     sconf.where = h->where;
     status = shoal_store_server_create(&sconf, &h->srv);
     if (status != SHOAL_OK)
@@ -609,6 +856,7 @@ out_listen:
 out_tls:
     shoal_store_tls_destroy(h->tls);
 out_free:
+    reserve_give_back(h);
     free(h);
 out:
     pthread_mutex_unlock(&host_start_lock);

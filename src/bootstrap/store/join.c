@@ -289,8 +289,13 @@ static shoal_status_t join(shoal_store_join_t *j)
     if (m.type == SHOAL_STORE_MSG_REFUSE) {
         char reason[SHOAL_STORE_MAX_TEXT + 1];
         shoal_store_span_str(m.u.refuse.reason, reason, sizeof(reason));
-        SHOAL_ERROR("the config store at %s refused this PE (rank %d of %d): %s", j->where,
-                    j->cfg->rank, j->cfg->npes, reason);
+        if (m.u.refuse.code == SHOAL_STORE_REFUSE_PE_LEFT)
+            SHOAL_ERROR("the config store at %s ended the start of the job (this PE: rank %d of "
+                        "%d): %s",
+                        j->where, j->cfg->rank, j->cfg->npes, reason);
+        else
+            SHOAL_ERROR("the config store at %s refused this PE (rank %d of %d): %s", j->where,
+                        j->cfg->rank, j->cfg->npes, reason);
         return m.u.refuse.code == SHOAL_STORE_REFUSE_JOIN_TIMEOUT ? SHOAL_ERR_TIMEOUT
                                                                   : SHOAL_ERR_INVALID;
     }

@@ -26,6 +26,7 @@
 #include "bootstrap/store/logic.h"
 #include "util/host.h"
 #include "util/log.h"
+#include "util/log_limit.h"
 
 typedef struct kv_entry {
     struct kv_entry *next;
@@ -59,6 +60,10 @@ struct shoal_store_server {
     uint64_t served[SHOAL_STORE_MSG_LAST + 1]; /* requests by message type */
     uint64_t most_from_one;                    /* the most requests one PE sent */
     uint64_t first_hello_ms;
+    uint64_t now_ms; /* of the input being handled, for the log limits */
+    /* Warnings a client can trigger at will (refusals, protocol errors) are
+     * rate-limited: a flood of them must not flood the log. */
+    shoal_log_limit_t refuse_limit, protocol_limit;
     kv_entry_t **buckets;
     size_t nbuckets, nentries, bytes;
 };
@@ -120,6 +125,11 @@ shoal_status_t shoal_store_server_create(const shoal_store_server_conf_t *conf,
     srv->conf = *conf;
     snprintf(srv->where, sizeof(srv->where), "%s", conf->where ? conf->where : "?");
     srv->conf.where = srv->where;
+    shoal_log_limit_init(&srv->refuse_limit, SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
+                         "config store at %s: refused PEs", srv->where);
+    shoal_log_limit_init(&srv->protocol_limit, SHOAL_LOG_WARN, SHOAL_LOG_LIMIT_BURST, 1000,
+                         "config store at %s: closed connections that broke the protocol",
+                         srv->where);
     srv->nbuckets = 256;
     srv->buckets = calloc(srv->nbuckets, sizeof(*srv->buckets));
     if (srv->buckets == NULL) {
@@ -263,9 +273,11 @@ static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32
     m.u.refuse.reason = shoal_store_span(reason, strlen(reason));
     /* The join timeout is logged once, for all; under a launcher the PE
      * says it was refused, and why, itself. */
-    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT && !srv->conf.launcher)
-        SHOAL_WARN("config store at %s: refused a PE connecting from %s: %s", srv->conf.where,
-                   p->addr, reason);
+    if (code != SHOAL_STORE_REFUSE_JOIN_TIMEOUT && code != SHOAL_STORE_REFUSE_PE_LEFT &&
+        !srv->conf.launcher)
+        SHOAL_LOG_LIMITED(&srv->refuse_limit, srv->now_ms,
+                          "config store at %s: refused a PE connecting from %s: %s",
+                          srv->conf.where, p->addr, reason);
     send_msg(p, &m);
     p->closing = 1;
 }
@@ -377,8 +389,9 @@ static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t
     int rank = (int)m->u.hello.rank;
 
     if (p->state != SHOAL_STORE_PEER_NEW) {
-        SHOAL_WARN("config store at %s: %s sent a second HELLO; closing that connection",
-                   srv->conf.where, p->addr);
+        SHOAL_LOG_LIMITED(&srv->protocol_limit, srv->now_ms,
+                          "config store at %s: %s sent a second HELLO; closing that connection",
+                          srv->conf.where, p->addr);
         return SHOAL_ERR_INVALID;
     }
     if (srv->over && srv->conf.launcher)
@@ -470,11 +483,16 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
     char reason[SHOAL_STORE_MAX_TEXT];
     size_t n;
     int listed = 0;
+    uint64_t a = shoal_log_limit_flush(&srv->refuse_limit, now_ms);
+    uint64_t b = shoal_log_limit_flush(&srv->protocol_limit, now_ms);
+    uint64_t logs = a < b ? a : b; /* when a summary of left-out lines is due */
 
     if (srv->started || srv->over || srv->first_hello_ms == 0 || srv->conf.join_timeout_ms == 0)
-        return UINT64_MAX;
+        return logs;
     if (now_ms < srv->first_hello_ms + srv->conf.join_timeout_ms)
-        return srv->first_hello_ms + srv->conf.join_timeout_ms;
+        return logs < srv->first_hello_ms + srv->conf.join_timeout_ms
+                   ? logs
+                   : srv->first_hello_ms + srv->conf.join_timeout_ms;
 
     n = (size_t)snprintf(reason, sizeof(reason),
                          "only %d of %d PEs joined within %llu s; missing rank(s):", srv->joined,
@@ -496,24 +514,33 @@ uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
     for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
         if (p->rank >= 0 && !p->closing)
             send_refuse(srv, p, SHOAL_STORE_REFUSE_JOIN_TIMEOUT, reason);
-    return UINT64_MAX;
+    return logs;
+}
+
+void shoal_store_server_flush_logs(shoal_store_server_t *srv)
+{
+    shoal_log_limit_flush(&srv->refuse_limit, UINT64_MAX);
+    shoal_log_limit_flush(&srv->protocol_limit, UINT64_MAX);
 }
 
 /* ---- requests ------------------------------------------------------------ */
 
-static int protocol_error(const shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what)
+static int protocol_error(shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what)
 {
     snprintf(p->error, sizeof(p->error), "%s", what);
     if (srv->conf.launcher)
         return -1; /* the launcher names the PE and ends the job */
+    /* A PE of the job breaking the protocol ends it (once); anyone else can
+     * do so at will, so those lines are rate-limited. */
     if (p->rank >= 0)
         SHOAL_WARN("config store at %s: PE %d (from %s) broke the protocol: %s; closing its "
                    "connection",
                    srv->conf.where, p->rank, p->addr, what);
     else
-        SHOAL_WARN("config store at %s: a client from %s broke the protocol: %s; closing its "
-                   "connection",
-                   srv->conf.where, p->addr, what);
+        SHOAL_LOG_LIMITED(&srv->protocol_limit, srv->now_ms,
+                          "config store at %s: a client from %s broke the protocol: %s; "
+                          "closing its connection",
+                          srv->conf.where, p->addr, what);
     return -1;
 }
 
@@ -787,6 +814,7 @@ static shoal_status_t handle(shoal_store_server_t *srv, shoal_store_peer_t *p,
 shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_peer_t *p,
                                         uint64_t now_ms)
 {
+    srv->now_ms = now_ms;
     while (!p->closing) {
         const uint8_t *head = shoal_store_buf_head(&p->in);
         size_t len = shoal_store_buf_unread(&p->in), frame_len = 0;
@@ -810,9 +838,33 @@ shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_p
     return SHOAL_OK;
 }
 
+/* A PE that joined has gone before every PE joined: it died (a PE does not
+ * leave shmem_init on its own), so the job cannot start. Everyone who
+ * joined is told at once, with its name, rather than left to wait out the
+ * join timeout; those still to come are refused as the job is over. */
+static void end_start(shoal_store_server_t *srv, const shoal_store_peer_t *gone)
+{
+    char reason[400], where[96];
+
+    shoal_host_label(gone->host ? gone->host : "?", where, sizeof(where));
+    snprintf(reason, sizeof(reason),
+             "PE %d (pid %u on %s) closed its connection to the config store at %s while the "
+             "job was starting (%d of %d PEs had joined): it exited, crashed or was killed in "
+             "shmem_init, so the job cannot start; start it again",
+             gone->rank, gone->pid, where, srv->conf.where, srv->joined + 1, srv->npes);
+    srv->over = 1;
+    srv->end_status = 1;
+    srv->end_origin = SHOAL_STORE_NO_ORIGIN;
+    snprintf(srv->end_message, sizeof(srv->end_message), "%s", reason);
+    SHOAL_ERROR("config store at %s: the job cannot start: %s", srv->conf.where, reason);
+    for (shoal_store_peer_t *q = srv->peers; q != NULL; q = q->next)
+        if (q != gone && q->rank >= 0 && !q->closing)
+            send_refuse(srv, q, SHOAL_STORE_REFUSE_PE_LEFT, reason);
+}
+
 void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t *p, uint64_t now_ms)
 {
-    (void)now_ms;
+    srv->now_ms = now_ms;
     if (p->waiting == SHOAL_STORE_MSG_GET)
         srv->waiting_gets--;
     if (p->waiting == SHOAL_STORE_MSG_BARRIER)
@@ -826,9 +878,9 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
     if (p->rank >= 0 && srv->by_rank != NULL && srv->by_rank[p->rank] == p) {
         srv->by_rank[p->rank] = NULL;
         if (!srv->started) {
-            srv->joined--; /* before the start, the rank may join again */
-            SHOAL_DEBUG("config store at %s: PE %d left before the job started", srv->conf.where,
-                        p->rank);
+            srv->joined--;
+            if (!srv->over)
+                end_start(srv, p);
         } else if (p->state == SHOAL_STORE_PEER_FINALIZED) {
             srv->finalized--;
             srv->departed++;

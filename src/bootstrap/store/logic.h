@@ -94,6 +94,10 @@ shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_p
  * the next time it needs a call (UINT64_MAX: none). */
 uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms);
 
+/* Logs the summaries of the rate-limited warnings (refusals, protocol
+ * errors) whose window is not over yet: for the end, so no count is lost. */
+void shoal_store_server_flush_logs(shoal_store_server_t *srv);
+
 /* Ends the job: sends ABORT to every PE that has joined (launcher mode:
  * only records it). The first end of the job wins. */
 void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t origin,

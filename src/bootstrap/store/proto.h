@@ -101,6 +101,7 @@ typedef enum {
     SHOAL_STORE_REFUSE_JOIN_TIMEOUT = 4,
     SHOAL_STORE_REFUSE_JOB_OVER = 5,
     SHOAL_STORE_REFUSE_RANK_BOUND = 6, /* the launcher gave this connection another rank */
+    SHOAL_STORE_REFUSE_PE_LEFT = 7,    /* a PE that joined died before the job started */
 } shoal_store_refuse_t;
 
 /* A counted string or byte range inside a frame (not NUL-terminated). */
