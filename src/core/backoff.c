@@ -90,10 +90,9 @@ static int host_cpus(int nlocal)
 
 void shoal_backoff_policy_init(void)
 {
-    const int me = shoal.bs.rank;
     int nlocal = 0;
     for (int pe = 0; pe < shoal.bs.npes; pe++)
-        nlocal += shoal.node[pe] == shoal.node[me];
+        nlocal += shoal_pe_on_host(pe);
     shoal_wait_spin = shoal_env.wait_spin;
     share_npeers = 0;
     if (shoal_env.set.wait_spin)
@@ -111,7 +110,7 @@ void shoal_backoff_policy_init(void)
     if (nlocal - 1 > SHARE_PEERS_MAX)
         return;
     for (int pe = 0; pe < shoal.bs.npes; pe++)
-        if (pe != me && shoal.node[pe] == shoal.node[me])
+        if (pe != shoal.bs.rank && shoal_pe_on_host(pe))
             share_peer[share_npeers++] = pe;
 }
 
