@@ -123,6 +123,11 @@ static shoal_hang_rec_t *take_record(void)
     return NULL;
 }
 
+/* A record's fields are written with relaxed atomic stores and read the
+ * same way by shoal_hang_read on another thread or process (plain moves on
+ * x86; the seqlock decides which copy is whole). */
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
 /* Opens a record for writing (seq odd); NULL when this thread has none. */
 static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
 {
@@ -136,8 +141,8 @@ static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
     __atomic_store_n(&r->kind, kind, __ATOMIC_RELAXED);
     __atomic_store_n(&r->since_ns, 0, __ATOMIC_RELAXED);
     size_t len = strnlen(fn, SHOAL_HANG_FN_MAX - 1);
-    memcpy(r->fn, fn, len);
-    r->fn[len] = '\0';
+    for (size_t i = 0; i <= len; i++)
+        __atomic_store_n(&r->fn[i], i < len ? fn[i] : '\0', __ATOMIC_RELAXED);
     return r;
 }
 
@@ -153,22 +158,22 @@ void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now)
     if (r == NULL)
         return;
     __atomic_store_n(&r->since_ns, now, __ATOMIC_RELAXED);
-    r->addr = (uintptr_t)w->addr;
-    r->value = w->value;
-    r->cmp = w->cmp;
-    r->dt_size = w->dt.size;
-    r->dt_signed = w->dt.is_signed;
-    r->mode = (uint8_t)w->mode;
-    r->nelems = w->nelems;
-    r->status = (uintptr_t)w->status;
-    r->values = (uintptr_t)w->values;
-    r->set_start = w->set_start;
-    r->set_stride = w->set_stride;
-    r->set_size = w->set_size;
-    r->set_index = w->set_index;
-    r->psync = (uintptr_t)w->psync;
-    r->round = w->word;
-    r->root = w->root;
+    SET(r->addr, (uintptr_t)w->addr);
+    SET(r->value, w->value);
+    SET(r->cmp, w->cmp);
+    SET(r->dt_size, w->dt.size);
+    SET(r->dt_signed, w->dt.is_signed);
+    SET(r->mode, (uint8_t)w->mode);
+    SET(r->nelems, w->nelems);
+    SET(r->status, (uintptr_t)w->status);
+    SET(r->values, (uintptr_t)w->values);
+    SET(r->set_start, w->set_start);
+    SET(r->set_stride, w->set_stride);
+    SET(r->set_size, w->set_size);
+    SET(r->set_index, w->set_index);
+    SET(r->psync, (uintptr_t)w->psync);
+    SET(r->round, w->word);
+    SET(r->root, w->root);
     publish(r);
 }
 
@@ -180,12 +185,12 @@ void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
     if (kind == SHOAL_HANG_FINALIZE) {
         /* The whole job, in the bootstrap's barrier (which does not back off here). */
         __atomic_store_n(&r->since_ns, now_ns(), __ATOMIC_RELAXED);
-        r->set_start = 0;
-        r->set_stride = 1;
-        r->set_size = SHOAL_NPES;
-        r->set_index = SHOAL_MY_PE;
-        r->psync = 0;
-        r->root = -1;
+        SET(r->set_start, 0);
+        SET(r->set_stride, 1);
+        SET(r->set_size, SHOAL_NPES);
+        SET(r->set_index, SHOAL_MY_PE);
+        SET(r->psync, 0);
+        SET(r->root, -1);
     }
     publish(r);
 }
@@ -229,7 +234,10 @@ int shoal_hang_read(const shoal_hang_rec_t *src, shoal_hang_rec_t *copy)
             sched_yield();
             continue;
         }
-        memcpy(copy, src, sizeof(*copy));
+        const uint64_t *from = (const uint64_t *)src;
+        uint64_t *to = (uint64_t *)copy;
+        for (size_t i = 0; i < sizeof(*copy) / sizeof(uint64_t); i++)
+            to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == seq) {
             copy->fn[SHOAL_HANG_FN_MAX - 1] = '\0';
