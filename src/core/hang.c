@@ -21,8 +21,9 @@
  * left in its record and end themselves once it is gone, so the timeout
  * holds on every host. The handler is installed
  * only where SIGUSR1 still has its default action, so a program's own
- * handler wins; it stays installed after finalize, since a launcher's
- * request may arrive while the PE is finishing.
+ * handler wins, and only the watchdog thread takes the signal (the
+ * program's sleeps and reads are not cut short); it stays installed after
+ * finalize, since a launcher's request may arrive while the PE is finishing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -261,22 +262,58 @@ static void on_sigusr1(int sig)
     errno = saved;
 }
 
+/* 1 while SIGUSR1 is ours and blocked in the thread that called shmem_init,
+ * so that only the watchdog takes it. */
+static int steered;
+
+static void set_blocked(int how)
+{
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, SHOAL_HANG_SIGNAL);
+    pthread_sigmask(how, &one, NULL);
+}
+
+/* A child forked by the program runs with the mask of the thread that
+ * forked; SIGUSR1 is given back to it (and to what it executes). */
+static void unblock_in_child(void)
+{
+    if (steered)
+        set_blocked(SIG_UNBLOCK);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, unblock_in_child);
+}
+
+/* Installs the handler where SIGUSR1 has its default action (a program's
+ * own handler wins), and steers the signal to the watchdog: a request for a
+ * report must not interrupt the program's sleep, nanosleep or read (which
+ * return early with EINTR even under SA_RESTART). The mask is set in the
+ * thread calling shmem_init, so the threads it starts later inherit it and
+ * the kernel delivers a process-directed SIGUSR1 to the watchdog, the one
+ * thread taking it; threads started before shmem_init can still take it. */
 static void install_handler(void)
 {
     struct sigaction old, sa;
     if (sigaction(SHOAL_HANG_SIGNAL, NULL, &old) != 0)
         return;
-    if (old.sa_handler == on_sigusr1)
-        return;
-    if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
-        SHOAL_DEBUG("SIGUSR1 has a handler of the program's; hang reports on demand are off");
-        return;
+    if (old.sa_handler != on_sigusr1) {
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
+            SHOAL_DEBUG("SIGUSR1 has a handler of the program's; hang reports on demand are off");
+            return;
+        }
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigusr1;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SHOAL_HANG_SIGNAL, &sa, NULL);
     }
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_sigusr1;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SHOAL_HANG_SIGNAL, &sa, NULL);
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&atfork_once, register_atfork);
+    set_blocked(SIG_BLOCK);
+    steered = 1;
 }
 
 /* The lowest PE of each host watches every record of its host. A record
@@ -421,6 +458,8 @@ static void *watchdog_main(void *arg)
 {
     (void)arg;
     shoal_thread_name("shoal-hang");
+    if (steered)
+        set_blocked(SIG_UNBLOCK);
     const unsigned s = shoal_env.hang_timeout;
     const int leader = shoal.node[SHOAL_MY_PE] == SHOAL_MY_PE;
     /* Check about four times per timeout, at most once a second. */
@@ -487,6 +526,8 @@ void shoal_hang_start(void)
     int rc = pthread_create(&watchdog, NULL, watchdog_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
+        unblock_in_child(); /* no watchdog to take it */
+        steered = 0;
         SHOAL_WARN("hang diagnosis is off: pthread_create failed: %s", strerror(rc));
         return;
     }
@@ -501,5 +542,9 @@ void shoal_hang_stop(void)
     (void)ignored;
     pthread_join(watchdog, NULL);
     watchdog_running = 0;
+    if (steered) { /* a late request lands on this thread again */
+        set_blocked(SIG_UNBLOCK);
+        steered = 0;
+    }
     mine.current = NULL;
 }

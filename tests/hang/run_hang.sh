@@ -5,8 +5,9 @@
 #                for its report before it ends the job (status 124);
 #      env       SHOAL_HANG_TIMEOUT=2: the lowest PE of the host notices,
 #                asks the others and ends the job (status 124);
-#      signal    CASE busy (no hang): SIGUSR1 to shoalrun three times while
-#                it runs; the program must still finish correctly.
+#      signal    CASE busy or sleep (no hang): SIGUSR1 to shoalrun three
+#                times while it runs; the program must still finish
+#                correctly (sleep: each PE's sleep(2) not cut short).
 # Checks that the reports name the PE, the call and the values, that the
 # job ends, and that no process or /dev/shm file is left behind.
 set -u
@@ -57,14 +58,22 @@ env)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: PE [0-9]+ has been blocked for more than SHOAL_HANG_TIMEOUT=2 s; ending the job \(status 124; SHOAL_HANG_ABORT=0 keeps it waiting\)"
     ;;
 signal)
-    start_bg "$NP" '^PE [0-9]+ started$' -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    # CASE busy: the requests come while the PEs work; CASE sleep: while
+    # every PE is in sleep(2), which must not be cut short.
+    ready='^PE [0-9]+ started$' gap=0.3
+    [ "$CASE" = sleep ] && ready='^PE [0-9]+ sleeping$' gap=0.15
+    start_bg "$NP" "$ready" -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
     for _ in 1 2 3; do
-        sleep 0.3
+        sleep "$gap"
         kill -USR1 "$BG"
     done
     wait_bg
     expect_rc 0
-    expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
+    if [ "$CASE" = sleep ]; then
+        expect_line "$TMP/out" "PE [0-9]+ slept the full 2 s \(sleep returned 0, [0-9.]+ s\)" "$NP"
+    else
+        expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
+    fi
     expect_line "$TMP/err" "shoalrun: received SIGUSR1; asking the PEs for their hang reports \([0-9]+ processes\)" 3
     # Every report is complete, and each PE made some (the first request may
     # come before a PE's library is up; from then on each one answers).
