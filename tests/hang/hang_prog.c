@@ -11,6 +11,8 @@
  *                    others wait for the lock
  *   busy             no hang: a ring of puts and barriers for about two
  *                    seconds, checked; prints "PE n ok" at the end
+ *   frozen           barriers in a loop; each PE prints "PE n pid P" first
+ *                    (the test stops the last PE with SIGSTOP)
  *   sleep            no hang: each PE prints "PE n sleeping" and sleeps 2 s
  *                    with sleep(3), which a signal taken on this thread
  *                    would cut short; prints "PE n slept the full 2 s"
@@ -97,6 +99,11 @@ int main(int argc, char **argv)
         printf("PE %d %s after %ld rounds\n", me, bad ? "FAILED" : "ok", round);
         shmem_finalize();
         return bad ? 1 : 0;
+    } else if (strcmp(c, "frozen") == 0) {
+        printf("PE %d pid %d\n", me, (int)getpid());
+        fflush(stdout);
+        for (;;)
+            shmem_barrier_all();
     } else if (strcmp(c, "sleep") == 0) {
         printf("PE %d sleeping\n", me);
         fflush(stdout);

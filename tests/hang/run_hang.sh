@@ -53,7 +53,16 @@ shoalrun)
     expect_some "$TMP/err" "shoalrun: timeout after $after s; PEs still running: .*"
     ;;
 env)
-    SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    if [ "$CASE" = frozen ]; then
+        # The last PE stopped (SIGSTOP) while the PEs run barriers in a loop.
+        SHOAL_HANG_TIMEOUT=2 start_bg "$NP" '^PE [0-9]+ pid [0-9]+$' -n "$NP" --timeout 60 \
+            "$PROG" "$CASE" "$MARK"
+        FROZEN=$(sed -n "s/^PE $LAST pid \([0-9]*\)$/\1/p" "$TMP/out")
+        kill -STOP "$FROZEN"
+        wait_bg
+    else
+        SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    fi
     expect_rc 124
     expect_line "$TMP/err" "shoal\[PE 0\] hang: PE [0-9]+ has been blocked for more than SHOAL_HANG_TIMEOUT=2 s; ending the job \(status 124; SHOAL_HANG_ABORT=0 keeps it waiting\)"
     ;;
@@ -94,8 +103,10 @@ signal)
     ;;
 esac
 
-# Every PE reported, completely.
-for ((pe = 0; pe < NP; pe++)); do
+# Every PE reported, completely (but a stopped one).
+REPORTERS=$NP
+[ "$CASE" = frozen ] && REPORTERS=$LAST
+for ((pe = 0; pe < REPORTERS; pe++)); do
     expect_line "$TMP/err" "shoal\[PE $pe\] hang: report of PE $pe of $NP \(host .*, pid [0-9]+\), .*"
     expect_line "$TMP/err" "shoal\[PE $pe\] hang: end of hang report of PE $pe"
 done
@@ -114,6 +125,11 @@ barrier-missing)
     done
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
+    ;;
+frozen)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE $LAST is not running: it is stopped \(SIGSTOP, a debugger or job control\); the PEs that wait for it go on only once it is continued \(kill -CONT $FROZEN\); when stopped it was .*"
+    [ -z "$(grep -E "^shoal\[PE $LAST\] hang: report of" "$TMP/err")" ] ||
+        fail "the stopped PE $LAST made a report"
     ;;
 wait-global)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE 0 has not entered shmem_finalize; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
