@@ -57,7 +57,10 @@
     SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch)                                           \
     (shmem_ctx_t ctx, const TYPE *source, int pe)                                                  \
     {                                                                                              \
-        return pshmem_##NAME##_atomic_fetch(source, SHOAL_CTX_PE(ctx, pe));                        \
+        TYPE old;                                                                                  \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old,       \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
+        return old;                                                                                \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_nbi)(TYPE * fetch, const TYPE *source, int pe) \
     {                                                                                              \
@@ -66,7 +69,8 @@
     SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_nbi)                                       \
     (shmem_ctx_t ctx, TYPE * fetch, const TYPE *source, int pe)                                    \
     {                                                                                              \
-        pshmem_##NAME##_atomic_fetch_nbi(fetch, source, SHOAL_CTX_PE(ctx, pe));                    \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch,      \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
     }                                                                                              \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                          \
     SHOAL_AMO_FETCHING(TYPE, NAME, swap, SHOAL_AMO_SWAP)
@@ -84,7 +88,10 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_compare_swap)                                    \
     (shmem_ctx_t ctx, TYPE * dest, TYPE cond, TYPE value, int pe)                                  \
     {                                                                                              \
-        return pshmem_##NAME##_atomic_compare_swap(dest, cond, value, SHOAL_CTX_PE(ctx, pe));      \
+        TYPE old;                                                                                  \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old,              \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
+        return old;                                                                                \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_atomic_compare_swap_nbi)                                    \
     (TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                                     \
@@ -94,32 +101,44 @@ SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
     SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_compare_swap_nbi)                                \
     (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                    \
     {                                                                                              \
-        pshmem_##NAME##_atomic_compare_swap_nbi(fetch, dest, cond, value, SHOAL_CTX_PE(ctx, pe));  \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch,             \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
     }                                                                                              \
     SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch_inc)(TYPE * dest, int pe)                      \
     {                                                                                              \
-        return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
+        TYPE one = 1, old;                                                                         \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, &old, pe);        \
+        return old;                                                                                \
     }                                                                                              \
     SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE * dest, int pe) \
     {                                                                                              \
-        return pshmem_##NAME##_atomic_fetch_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                   \
+        TYPE one = 1, old;                                                                         \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, &old,             \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
+        return old;                                                                                \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE * fetch, TYPE * dest, int pe)    \
     {                                                                                              \
-        pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, pe);                                  \
+        TYPE one = 1;                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, fetch, pe);       \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_inc_nbi)                                   \
     (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, int pe)                                           \
     {                                                                                              \
-        pshmem_##NAME##_atomic_fetch_add_nbi(fetch, dest, 1, SHOAL_CTX_PE(ctx, pe));               \
+        TYPE one = 1;                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, fetch,            \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_atomic_inc)(TYPE * dest, int pe)                            \
     {                                                                                              \
-        pshmem_##NAME##_atomic_add(dest, 1, pe);                                                   \
+        TYPE one = 1;                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_ADD, dest, sizeof(TYPE), &one, NULL, NULL, pe);              \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE * dest, int pe)       \
     {                                                                                              \
-        pshmem_##NAME##_atomic_add(dest, 1, SHOAL_CTX_PE(ctx, pe));                                \
+        TYPE one = 1;                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_ADD, dest, sizeof(TYPE), &one, NULL, NULL,                   \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
     }                                                                                              \
     SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                                 \
     SHOAL_AMO_NONFETCHING(TYPE, NAME, add, SHOAL_AMO_ADD)
@@ -143,11 +162,14 @@ SHMEM_BITWISE_AMO_TYPES(SHOAL_DEF_AMO_BITWISE)
     }                                                                                              \
     SHOAL_API_DEF(TYPE, shmem_##NAME##_finc)(TYPE * dest, int pe)                                  \
     {                                                                                              \
-        return pshmem_##NAME##_atomic_fetch_add(dest, 1, pe);                                      \
+        TYPE one = 1, old;                                                                         \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, &old, pe);        \
+        return old;                                                                                \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_##NAME##_inc)(TYPE * dest, int pe)                                   \
     {                                                                                              \
-        pshmem_##NAME##_atomic_add(dest, 1, pe);                                                   \
+        TYPE one = 1;                                                                              \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_ADD, dest, sizeof(TYPE), &one, NULL, NULL, pe);              \
     }                                                                                              \
     SHOAL_API_DEF(TYPE, shmem_##NAME##_fadd)(TYPE * dest, TYPE value, int pe)                      \
     {                                                                                              \

@@ -35,6 +35,10 @@ int main(int argc, char **argv)
         shmem_long_put(heap, &local, 1, npes);
     } else if (strcmp(mode, "negative_pe") == 0) {
         shmem_long_atomic_add(&global_target, 1, -1);
+    } else if (strcmp(mode, "inc_pe") == 0) { /* named as called, not as the add it is */
+        shmem_long_atomic_inc(&global_target, -1);
+    } else if (strcmp(mode, "ctx_fetch_inc_pe") == 0) {
+        shmem_ctx_int_atomic_fetch_inc(SHMEM_CTX_DEFAULT, (int *)&global_target, npes + 3);
     } else if (strcmp(mode, "overflow") == 0) {
         /* Runs from the allocation to past the end of the symmetric heap. */
         size_t total, used, largest;

@@ -38,7 +38,8 @@ def check_trace(tdir, npes):
     expect = {  # routine: (calls, bytes each, peer offset or None)
         "shmem_putmem": (NPUT, PUT_BYTES, 1),
         "shmem_getmem": (NGET, GET_BYTES, 1),
-        "shmem_long_atomic_fetch_add": (NAMO, AMO_BYTES, 1),
+        "shmem_long_atomic_fetch_add": (NAMO - 1, AMO_BYTES, 1),
+        "shmem_long_atomic_inc": (1, AMO_BYTES, 1),
         "shmem_putmem_signal": (NSIG, SIG_BYTES, 1),
         "shmem_signal_wait_until": (NSIG, 0, None),
         "shmem_barrier_all": (NBARRIER, 0, None),

@@ -4,7 +4,8 @@
  * neighbour R = (me + 1) % npes:
  *   NPUT  shmem_putmem of PUT_BYTES to R
  *   NGET  shmem_getmem of GET_BYTES from R
- *   NAMO  shmem_long_atomic_fetch_add of 1 to R
+ *   NAMO  AMOs adding 1 to R: shmem_long_atomic_fetch_add, the last one
+ *         shmem_long_atomic_inc (traced under its own name)
  *   NSIG  rounds of shmem_putmem_signal (SIG_BYTES, SHMEM_SIGNAL_SET round)
  *         to R, then shmem_signal_wait_until(GE round) for its left
  *         neighbour's, then shmem_barrier_all
@@ -68,8 +69,9 @@ int main(void)
         CHECK(got[0] == (unsigned char)(me * 16 + NPUT - 1), "got %d from PE %d", got[0], right);
     }
     shmem_pcontrol(2); /* flushes the records so far */
-    for (int i = 0; i < NAMO; i++)
+    for (int i = 0; i < NAMO - 1; i++)
         shmem_long_atomic_fetch_add(&counter, 1, right);
+    shmem_long_atomic_inc(&counter, right);
 
     shmem_pcontrol(0);
     for (int i = 0; i < NHIDDEN; i++)
