@@ -71,15 +71,21 @@ signal)
     # every PE is in sleep(2), which must not be cut short.
     ready='^PE [0-9]+ started$' gap=0.3
     [ "$CASE" = sleep ] && ready='^PE [0-9]+ sleeping$' gap=0.15
-    start_bg "$NP" "$ready" -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    HANG_PROG_STOP=$TMP/stop start_bg "$NP" "$ready" -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK"
     for _ in 1 2 3; do
         sleep "$gap"
         kill -USR1 "$BG"
     done
+    if [ "$CASE" = sleep ]; then # the PEs sleep on until every one has answered
+        wait_lines "$TMP/err" 3 "^shoalrun: received SIGUSR1" &&
+            wait_lines "$TMP/err" "$NP" "^${H}end of hang report of PE" ||
+            echo "run_hang: the reports did not come (the checks below say which)"
+        touch "$TMP/stop"
+    fi
     wait_bg
     expect_rc 0
     if [ "$CASE" = sleep ]; then
-        expect_line "$TMP/out" "PE [0-9]+ slept the full 2 s \(sleep returned 0, [0-9.]+ s\)" "$NP"
+        expect_line "$TMP/out" "PE [0-9]+ slept the full 2 s, [0-9]+ times" "$NP"
     else
         expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
     fi
