@@ -52,6 +52,7 @@ static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 }
 
 PyMethodDef shoalpy_bench_methods[] = {
-    SHOALPY_FASTCALL("_bench_c", py_bench_c, "C timing loop for bench/programs/py_overhead.py (not API)."),
+    SHOALPY_FASTCALL("_bench_c", py_bench_c,
+                     "C timing loop for bench/programs/py_overhead.py (not API)."),
     {NULL, NULL, 0, NULL},
 };
