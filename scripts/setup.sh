@@ -42,8 +42,8 @@ if [ "$lib_only" = 0 ]; then
     # tests check that no process is left; "important", not "required", so a
     # minimal image may lack it.
     need="$need procps"
-    # valgrind: callgrind, for the instruction counts of bench/callgrind.sh and
-    # bench/netns_callgrind.sh (the latter has a test: bench.netns_callgrind).
+    # valgrind: callgrind, for the instruction counts of bench/drivers/callgrind.sh and
+    # bench/drivers/netns_callgrind.sh (the latter has a test: bench.netns_callgrind).
     need="$need valgrind"
     # autoconf + automake: a real autotools package configured with
     # CC=oshcc (tests/install/run_autotools.sh).

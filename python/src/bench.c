@@ -1,5 +1,5 @@
 /*
- * shoal._core._bench_c: the C side of bench/py_overhead.py. Times the same
+ * shoal._core._bench_c: the C side of bench/programs/py_overhead.py. Times the same
  * calls the benchmark makes from Python, from C in the same process, so the
  * table compares the two in one run on one machine state. Not API.
  */
@@ -52,6 +52,7 @@ static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 }
 
 PyMethodDef shoalpy_bench_methods[] = {
-    SHOALPY_FASTCALL("_bench_c", py_bench_c, "C timing loop for bench/py_overhead.py (not API)."),
+    SHOALPY_FASTCALL("_bench_c", py_bench_c,
+                     "C timing loop for bench/programs/py_overhead.py (not API)."),
     {NULL, NULL, 0, NULL},
 };

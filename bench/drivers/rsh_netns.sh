@@ -3,7 +3,7 @@
 # hosts of a tests/netns/netns_job.sh cluster without ssh: given
 # `HOST COMMAND...` with HOST = 10.77.0.(k+1), it runs COMMAND with sh in
 # the network namespace $SHOAL_NETNS_NAME-h<k> of this machine.
-# Use: SHOAL_NETNS_NAME=NAME mpirun --mca plm_rsh_agent bench/rsh_netns.sh ...
+# Use: SHOAL_NETNS_NAME=NAME mpirun --mca plm_rsh_agent bench/drivers/rsh_netns.sh ...
 # (Open MPI passes the remote daemon's command line as the remaining
 # arguments, already quoted for a remote shell, as ssh would.)
 set -eu

@@ -5,7 +5,7 @@
 #
 # The same sources are built with shoalcc and with oshcc: examples/rdma_demo.c
 # (put/get 8 B .. 1 MiB, fetch-add, compare-swap, put-with-signal ping-pong,
-# every value checked) and, unless --no-bench, bench/lat_rma.c, lat_amo.c and
+# every value checked) and, unless --no-bench, bench/programs/lat_rma.c, lat_amo.c and
 # bw_rma.c.  Each of K rounds runs every program once under Shoal, then once
 # under OSHMEM (interleaved, so a burst of load hits both sides), and the
 # table shows the median over the K rounds of each program's own median.
@@ -14,7 +14,7 @@
 #           store bootstrap, UCX_TLS=tcp UCX_NET_DEVICES=shoal0.
 #   OSHMEM: a cluster made with netns_job.sh --up, oshrun started inside
 #           host 0 with a hostfile of 10.77.0.1 and 10.77.0.2 (slots=1 each);
-#           bench/rsh_netns.sh stands in for ssh and starts Open MPI's daemon
+#           bench/drivers/rsh_netns.sh stands in for ssh and starts Open MPI's daemon
 #           in host 1's namespace; OOB and the BTL are kept on shoal0, and
 #           -x UCX_TLS=tcp -x UCX_NET_DEVICES=shoal0 with --mca spml ucx.
 #
@@ -33,7 +33,7 @@
 # the same CPU (it sleeps while the PE itself progresses).  --pin oshmem
 # (the old default) or none changes this.
 #
-# The floor: bench/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
+# The floor: bench/programs/ucp_probe.c, plain UCP with no SHMEM library (8-byte put +
 # worker flush, get, fetch-add, windows of 64 non-blocking 64 KiB gets;
 # both sides busy-poll one worker), runs
 # between the same two namespaces twice per round: with OSHMEM's worker
@@ -52,20 +52,21 @@
 # namespaces are removed on exit, whatever happens.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # bench/drivers
+bench=$(dirname "$here")
+repo=$(dirname "$bench")
 NETNS_JOB=$repo/tests/netns/netns_job.sh
 
 usage() {
     cat <<EOF
-usage: bench/netns_compare.sh [options]
+usage: bench/drivers/netns_compare.sh [options]
   --shoalcc PATH   Shoal compiler wrapper (env SHOALCC; default build/tools/shoalcc)
   --oshcc PATH     OSHMEM compiler wrapper (env OSHCC; default oshcc)
   --oshrun PATH    OSHMEM launcher (env OSHRUN; default oshrun)
   -k K             rounds, each side once per round (env K; default 3)
   -n REPS          rdma_demo repetitions per row (default 100)
   --no-bench       rdma_demo only (skip lat_rma, lat_amo, bw_rma)
-  --progs LIST     these programs instead (comma list of rdma_demo and bench/ programs,
+  --progs LIST     these programs instead (comma list of rdma_demo and bench/programs/ programs,
                    e.g. rdma_demo,lat_barrier)
   --quick          rdma_demo -q and the bench programs --quick, K=1 (proves it works)
   --pin SIDES      pin PEs to CPU rank % ncpu: both (default), oshmem, none
@@ -87,10 +88,10 @@ PROGS_LIST=""
 QUICK=0
 PIN=both
 RUN_TIMEOUT=240
-OUT=$repo/bench/results/netns.md
+OUT=$bench/results/netns.md
 WORK=""
 INSTALL=1
-INVOCATION="bench/netns_compare.sh${*:+ $*}"
+INVOCATION="bench/drivers/netns_compare.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
     case $1 in
     --shoalcc) SHOALCC=$2; shift 2 ;;
@@ -139,7 +140,7 @@ trap 'exit 130' INT TERM
 PROGS=(rdma_demo)
 [ "$BENCH" = 1 ] && PROGS+=(lat_rma lat_amo bw_rma)
 [ -n "$PROGS_LIST" ] && IFS=, read -ra PROGS <<<"$PROGS_LIST"
-src_of() { if [ "$1" = rdma_demo ]; then echo "$repo/examples/rdma_demo.c"; else echo "$here/$1.c"; fi; }
+src_of() { if [ "$1" = rdma_demo ]; then echo "$repo/examples/rdma_demo.c"; else echo "$bench/programs/$1.c"; fi; }
 CFLAGS=(-O2)
 BUILD=("${PROGS[@]}")
 [[ " ${PROGS[*]} " == *" rdma_demo "* ]] || BUILD+=(rdma_demo) # the proof run uses it
@@ -148,7 +149,7 @@ for p in "${BUILD[@]}"; do
     "$OSHCC" "${CFLAGS[@]}" -o "$WORK/oshmem/$p" "$(src_of "$p")"
 done
 # shellcheck disable=SC2046  # pkg-config prints several words
-cc "${CFLAGS[@]}" -o "$WORK/ucp_probe" "$here/ucp_probe.c" $(pkg-config --cflags --libs ucx)
+cc "${CFLAGS[@]}" -o "$WORK/ucp_probe" "$bench/programs/ucp_probe.c" $(pkg-config --cflags --libs ucx)
 
 # Arguments per program: rdma_demo's repetitions; the bench programs up to 1 MiB.
 args_of() {
@@ -158,7 +159,7 @@ args_of() {
     esac
 }
 
-# Each PE pinned to CPU (its rank) % ncpu by bench/pin_rank.sh, the rank from either implementation.
+# Each PE pinned to CPU (its rank) % ncpu by bench/drivers/pin_rank.sh, the rank from either implementation.
 SHOAL_WRAP=()
 OSH_WRAP=()
 [ "$PIN" = both ] && SHOAL_WRAP=("$here/pin_rank.sh")
@@ -192,11 +193,11 @@ LOADS=()
     echo "invocation: $INVOCATION"
     echo "shoal: $SHOALCC ($(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')$(
         [ -z "$(git -C "$repo" status --porcelain -- src include 2>/dev/null)" ] || echo ' + uncommitted changes in src/ or include/'))"
-    echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/ucp_probe.sh ucp_probe --netns $NAME -n 10000 [--shoal-like]"
-    echo "build: SHOALCC ${CFLAGS[*]} -o shoal/PROG SRC; $OSHCC ${CFLAGS[*]} -o oshmem/PROG SRC (SRC: examples/rdma_demo.c, bench/PROG.c)"
-    echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+bench/pin_rank.sh }shoal/PROG ARGS"
-    echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+bench/pin_rank.sh }oshmem/PROG ARGS"
-    echo "hostfile: 10.77.0.1 slots=1, 10.77.0.2 slots=1; bench/pin_rank.sh: taskset -c (rank % nproc)"
+    echo "floor: cc ${CFLAGS[*]} -o ucp_probe bench/programs/ucp_probe.c \$(pkg-config --cflags --libs ucx); bench/drivers/ucp_probe.sh ucp_probe --netns $NAME -n 10000 [--shoal-like]"
+    echo "build: SHOALCC ${CFLAGS[*]} -o shoal/PROG SRC; $OSHCC ${CFLAGS[*]} -o oshmem/PROG SRC (SRC: examples/rdma_demo.c, bench/programs/PROG.c)"
+    echo "run (shoal): tests/netns/netns_job.sh --timeout $RUN_TIMEOUT 2 1 ${SHOAL_WRAP[*]:+bench/drivers/pin_rank.sh }shoal/PROG ARGS"
+    echo "run (oshmem): tests/netns/netns_job.sh --up $NAME 2; SHOAL_NETNS_NAME=$NAME ip netns exec $NAME-h0 oshrun ${OSHRUN_FLAGS[*]} ${OSH_WRAP[*]:+bench/drivers/pin_rank.sh }oshmem/PROG ARGS"
+    echo "hostfile: 10.77.0.1 slots=1, 10.77.0.2 slots=1; bench/drivers/pin_rank.sh: taskset -c (rank % nproc)"
     for p in "${PROGS[@]}"; do echo "ARGS ($p): $(args_of "$p")"; done
 } | sed "s|$WORK/||g; s|$repo/||g" >"$WORK/commands.txt"
 
@@ -327,7 +328,7 @@ floor = [("put 8 B + quiet (probe: put + worker flush)", "rdma_demo put", 8, "uc
          ("64 KiB gets, windows of 64 (probe: each get's request, as Shoal's quiet)",
           "bw_rma getmem_nbi heap", 65536, "ucp_probe get_win_req")]
 if any(vals.get(("ucp", k, 0)) for _, _, _, k in floor):
-    print("\nAgainst the floor, plain UCP (bench/ucp_probe.c) on the same path; "
+    print("\nAgainst the floor, plain UCP (bench/programs/ucp_probe.c) on the same path; "
           "ratio = floor time / library time (1: at the floor). The probe with "
           "OSHMEM's worker settings (single thread, RMA and AMO64 only), and with "
           "Shoal's (--shoal-like: AM, AMO32 and WAKEUP too, thread mode SERIALIZED, "

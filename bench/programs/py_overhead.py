@@ -1,7 +1,7 @@
 """Per-call cost of shoal from Python next to the same calls from C, in the
 same job and process (shoal._core._bench_c runs the C loops).
 
-    build/tools/shoalrun -n 2 /usr/bin/python3 bench/py_overhead.py [--iters N] [--md FILE]
+    build/tools/shoalrun -n 2 /usr/bin/python3 bench/programs/py_overhead.py [--iters N] [--md FILE]
 
 PE 0 and PE 1 target each other (shared memory); PE 0 prints a table of the
 median over REPEATS runs of each loop: 8-byte p, 8-byte get, fetch-add,

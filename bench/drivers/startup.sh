@@ -1,7 +1,7 @@
 #!/bin/bash
 # startup.sh: how long a job takes to start, by job size.
 #
-# Runs bench/hello (init, one reduction, barrier, finalize) K times per job
+# Runs build/bench/hello (init, one reduction, barrier, finalize) K times per job
 # size and reports, as medians over the runs:
 #   init_ms  launch to the last PE leaving shmem_init (hello prints it, from
 #            SHOAL_BENCH_T0_NS = the realtime clock just before the launch)
@@ -12,7 +12,7 @@
 # exit time includes making and removing the namespaces; the "netns setup"
 # row (the same script running /bin/true) shows that part alone.
 #
-# Usage: bench/startup.sh [--build DIR] [--runs K] [--timeout S]
+# Usage: bench/drivers/startup.sh [--build DIR] [--runs K] [--timeout S]
 #                         [--npes "2 8 64"] [--no-netns] [--log DIR] [--info]
 #   --info   run with SHOAL_LOG_LEVEL=2 and keep PE 0's init timing line
 #            and the store's request counter in the log
@@ -21,7 +21,7 @@
 set -u
 export LC_ALL=C
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(dirname "$HERE")
+ROOT=$(dirname "$(dirname "$HERE")")
 BUILD=$ROOT/build-dev
 RUNS=3
 TIMEOUT=300

@@ -5,7 +5,7 @@
  *
  * With SHOAL_BENCH_T0_NS set to the launch time (CLOCK_REALTIME in ns, e.g.
  * `date +%s%N` just before the launcher starts), PE 0 also prints when the
- * last PE left shmem_init, relative to it: bench/startup.sh reads that line.
+ * last PE left shmem_init, relative to it: bench/drivers/startup.sh reads that line.
  * The realtime clock is the one every process of the machine shares, network
  * namespaces included. Each PE puts its time into an array on PE 0 (one
  * peer per PE, as little as a job can touch), not a reduction, whose

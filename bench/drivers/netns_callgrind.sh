@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # netns_callgrind.sh: instructions one blocking 8-byte remote operation
 # costs PE 0 when its peer is on another host (two network namespaces,
-# UCX over TCP), counted by callgrind: bench/remote_ops.c runs N and then
+# UCX over TCP), counted by callgrind: bench/programs/remote_ops.c runs N and then
 # 2N operations with PE 0 under valgrind --tool=callgrind (PE 1 native);
 # (I(2N) - I(N)) / N is the cost of one, start-up and finalize cancelled.
 # Only PE 0's main thread is counted (callgrind --separate-threads): the
@@ -14,14 +14,15 @@
 # Prints a Markdown table (op | instructions per operation) and, with
 # --top K, the K functions that grew most per operation.
 #
-# usage: bench/netns_callgrind.sh [--shoalcc PATH] [--libdir DIR] [-n N] [--ops a,b,...]
+# usage: bench/drivers/netns_callgrind.sh [--shoalcc PATH] [--libdir DIR] [-n N] [--ops a,b,...]
 #                                 [--top K] [--keep DIR]
 #        (ops: get, fetch_add, put_quiet; default all, N=5000; --libdir: run against the
 #        libshoal*.so in DIR instead, for an A/B of two builds; needs root for the namespaces)
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # bench/drivers
+bench=$(dirname "$here")
+repo=$(dirname "$bench")
 SHOALCC=${SHOALCC:-$repo/build/tools/shoalcc}
 N=5000
 OPS=get,fetch_add,put_quiet
@@ -46,7 +47,7 @@ work=${KEEP:-$(mktemp -d "${TMPDIR:-/tmp}/shoal-netns-callgrind.XXXXXX")}
 mkdir -p "$work"
 [ -n "$KEEP" ] || trap 'rm -rf "$work"' EXIT
 
-"$SHOALCC" -O2 -g -o "$work/remote_ops" "$here/remote_ops.c"
+"$SHOALCC" -O2 -g -o "$work/remote_ops" "$bench/programs/remote_ops.c"
 # PE 0 under callgrind (instruction counts only), PE 1 as it is.
 cat >"$work/wrap.sh" <<'WRAP'
 #!/usr/bin/env bash

@@ -4,17 +4,17 @@
 # config-store start, UCX over TCP across veths), interleaved round by round
 # so that a burst of load hits both, and a table of medians with B/A.
 #
-#   bench/netns_ab.sh --a DIR --b DIR [--names A,B] [-k K] [--shape HxP] [--pin] PROG...
+#   bench/drivers/netns_ab.sh --a DIR --b DIR [--names A,B] [-k K] [--shape HxP] [--pin] PROG...
 #
 # DIR is a build directory holding libshoal.so and libshoal_ucx.so (the
 # programs' RUNPATH is overridden with LD_LIBRARY_PATH). PROG is a bench/
 # program built against either; its "bench=... op=... usec=..." lines are
 # collected. --pin runs each PE pinned to CPU rank % ncpu (taskset), as
-# bench/netns_compare.sh does: unpinned, both PEs can stay stacked on one CPU
+# bench/drivers/netns_compare.sh does: unpinned, both PEs can stay stacked on one CPU
 # for tens of ms after start-up (see there). Prints a markdown table on
 # stdout; progress goes to stderr.
 set -euo pipefail
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 a="" b="" names="A,B" k=5 shape=2x2 pin=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -34,7 +34,7 @@ name_a=${names%,*} name_b=${names#*,}
 raw=$(mktemp)
 trap 'rm -f "$raw"' EXIT
 wrap=()
-[ "$pin" = 1 ] && wrap=("$repo/bench/pin_rank.sh")
+[ "$pin" = 1 ] && wrap=("$repo/bench/drivers/pin_rank.sh")
 for round in $(seq 1 "$k"); do
     for prog in "$@"; do
         for side in a b; do

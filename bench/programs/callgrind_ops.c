@@ -1,6 +1,6 @@
 /*
  * callgrind_ops.c: each hot operation called N times from its own function,
- * so that `valgrind --tool=callgrind` (bench/callgrind.sh) can report the
+ * so that `valgrind --tool=callgrind` (bench/drivers/callgrind.sh) can report the
  * instructions one call costs.  Instruction counts are repeatable on the
  * project's machines, where timings are not, so they show what a change to
  * the data path adds or removes.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # netns_stream.sh: Shoal's one-way streams of 8-byte non-blocking operations
-# (bench/stream_nbi.c: put_nbi, put_signal_nbi, atomic_add, then one quiet)
+# (bench/programs/stream_nbi.c: put_nbi, put_signal_nbi, atomic_add, then one quiet)
 # from a PE on one namespace host to a PE on another, next to UCX's own
 # ucx_perftest on the same veth in the same run (ucp_put_bw and ucp_add,
 # 8 bytes): the floor of the engine on this path.  K interleaved rounds;
@@ -9,16 +9,17 @@
 # ucp_put_bw message: within 2.5x).
 #
 # Both sides run pinned, each end on a CPU of its own (taskset: host 0's
-# process on CPU 0, host 1's on CPU 1), as bench/netns_compare.sh does:
+# process on CPU 0, host 1's on CPU 1), as bench/drivers/netns_compare.sh does:
 # unpinned, the two "hosts" can share one CPU for tens of ms; --no-pin
 # turns this off.
 #
-# usage: bench/netns_stream.sh [-k K] [-n N] [--build DIR] [--out FILE] [--no-pin]
+# usage: bench/drivers/netns_stream.sh [-k K] [-n N] [--build DIR] [--out FILE] [--no-pin]
 #   needs root (network namespaces) and ucx-utils (installed when missing)
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # bench/drivers
+bench=$(dirname "$here")
+repo=$(dirname "$bench")
 BUILD=$repo/build
 K=3
 N=20000
@@ -44,7 +45,7 @@ NAME=shoalbs$$
 work=$(mktemp -d)
 trap '"$NETNS_JOB" --down "$NAME"; rm -rf "$work"' EXIT
 "$NETNS_JOB" --up "$NAME" 2 >/dev/null
-# Pinning (bench/pin_rank.sh): Shoal's PEs by rank, ucx_perftest's server
+# Pinning (bench/drivers/pin_rank.sh): Shoal's PEs by rank, ucx_perftest's server
 # as rank 1 and its client as rank 0 (nothing with --no-pin).
 SHOAL_WRAP=() ON_H0=() ON_H1=()
 if [ "$PIN" = 1 ]; then
@@ -95,6 +96,6 @@ report() {
         'BEGIN { printf "| put_signal_nbi 8 B (2 messages) | %.2f | %.2f (ucp_put_bw) | %.2f |\n", a, b, a / b }'
     echo
     echo "K=$K rounds of N=$N messages, medians; load: $(cut -d' ' -f1-3 /proc/loadavg);" \
-        "pinned: $([ "$PIN" = 1 ] && echo yes || echo no); command: bench/netns_stream.sh -k $K -n $N$([ "$PIN" = 1 ] || echo " --no-pin")"
+        "pinned: $([ "$PIN" = 1 ] && echo yes || echo no); command: bench/drivers/netns_stream.sh -k $K -n $N$([ "$PIN" = 1 ] || echo " --no-pin")"
 }
 if [ -n "$OUT" ]; then report | tee "$OUT"; else report; fi

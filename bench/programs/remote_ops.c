@@ -1,6 +1,6 @@
 /*
  * remote_ops.c: PE 0 issues N blocking 8-byte operations of one kind to
- * PE 1 and nothing else, for bench/netns_callgrind.sh to count the
+ * PE 1 and nothing else, for bench/drivers/netns_callgrind.sh to count the
  * instructions each costs PE 0 when PE 1 is on another host (callgrind, N
  * and 2N runs: the difference over N is the cost of one operation).
  *

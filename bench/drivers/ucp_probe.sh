@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# ucp_probe.sh: runs bench/ucp_probe's server and client (plain UCP: 8-byte
+# ucp_probe.sh: runs bench/programs/ucp_probe.c's server and client (plain UCP: 8-byte
 # put + flush, get, fetch-add) and prints the client's lines.
 #
-# usage: bench/ucp_probe.sh PROBE [-n N] [--netns NAME] [--shoal-like]
+# usage: bench/drivers/ucp_probe.sh PROBE [-n N] [--netns NAME] [--shoal-like]
 #   --netns NAME: server in namespace NAME-h1, client in NAME-h0 (a cluster
 #   made by tests/netns/netns_job.sh --up NAME 2), UCX over TCP on shoal0;
 #   without it both run here over loopback.

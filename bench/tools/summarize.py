@@ -515,7 +515,7 @@ def main():
         out.append("**Quick mode**: every program built and ran once at tiny sizes with few "
                    "iterations. This proves they work; the numbers are not timings.")
         out.append("")
-    out.append("Produced by `bench/compare.sh`. Commands:")
+    out.append("Produced by `bench/drivers/compare.sh`. Commands:")
     out += ["", "```"] + read(os.path.join(args.work, "commands.txt")).rstrip().splitlines()
     out += ["```", "", "```"] + read(os.path.join(args.work, "env.txt")).rstrip().splitlines()
     out += ["```", ""]

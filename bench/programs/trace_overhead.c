@@ -2,7 +2,7 @@
  * The cost of Shoal's tracer per 8-byte put: PE 0 times a loop of
  * shmem_putmem of 8 bytes to PE 1 (mapped, so a plain store when tracing is
  * off). Run it with and without SHOAL_TRACE (or SHOAL_PROFILE) and compare
- * the ns per put it prints; bench/trace_overhead.sh does both.
+ * the ns per put it prints; bench/drivers/trace_overhead.sh does both.
  * usage: trace_overhead [ITERS]   (at 2 PEs)
  */
 #include <shmem.h>

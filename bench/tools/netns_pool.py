@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Pools several bench/netns_compare.sh runs into one table.
+"""Pools several bench/drivers/netns_compare.sh runs into one table.
 
 One run of netns_compare gives K interleaved rounds; the hour-to-hour noise
 of a shared machine moves both libraries by more than the difference
@@ -11,7 +11,7 @@ ratio (OSHMEM time / Shoal time, >1: Shoal faster), the median of the
 per-round ratios, and in how many rounds Shoal was faster; then the plain
 UCP probe's medians (the floor) with OSHMEM's and with Shoal's settings.
 
-usage: bench/netns_pool.py RAW [RAW ...]
+usage: bench/tools/netns_pool.py RAW [RAW ...]
 """
 import re
 import statistics

@@ -2,7 +2,7 @@
 # callgrind.sh: instructions per call of Shoal's hot operations, counted by
 # valgrind's callgrind (repeatable on the project's machines, unlike times).
 #
-# Builds bench/callgrind_ops.c with shoalcc, runs it at 2 PEs under
+# Builds bench/programs/callgrind_ops.c with shoalcc, runs it at 2 PEs under
 # shoalrun with every PE in callgrind (each pinned to its own CPU by
 # bind.sh, so the waits do not spin on a shared CPU), and prints a Markdown
 # table: per op, the inclusive instruction count of its op_<name> function
@@ -10,11 +10,12 @@
 # PE 0 only.  Barrier and collective counts include the polls of the waits,
 # so they vary from run to run; the rest do not.
 #
-# usage: bench/callgrind.sh [--shoalcc PATH] [--out FILE] [--keep DIR]
+# usage: bench/drivers/callgrind.sh [--shoalcc PATH] [--out FILE] [--keep DIR]
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # bench/drivers
+bench=$(dirname "$here")
+repo=$(dirname "$bench")
 SHOALCC=${SHOALCC:-$repo/build/tools/shoalcc}
 OUT=""
 KEEP=""
@@ -35,16 +36,16 @@ mkdir -p "$work"
 [ -n "$KEEP" ] || trap 'rm -rf "$work"' EXIT
 
 flags=()
-mapfile -t probes < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c")
+mapfile -t probes < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$bench/programs/probes.c")
 for p in "${probes[@]}"; do
     if "$SHOALCC" -O0 -Werror=implicit-function-declaration "-DPROBE_$p" -o "$work/probe" \
-            "$here/probes.c" >/dev/null 2>&1; then
+            "$bench/programs/probes.c" >/dev/null 2>&1; then
         flags+=("-DBENCH_HAVE_$p=1")
     else
         flags+=("-DBENCH_HAVE_$p=0")
     fi
 done
-"$SHOALCC" -O2 -g "${flags[@]}" -o "$work/callgrind_ops" "$here/callgrind_ops.c"
+"$SHOALCC" -O2 -g "${flags[@]}" -o "$work/callgrind_ops" "$bench/programs/callgrind_ops.c"
 "$SHOALRUN" -n 2 --timeout 600 "$here/bind.sh" valgrind --tool=callgrind \
     --callgrind-out-file="$work/callgrind.out.pe%q{SHOAL_RANK}" "$work/callgrind_ops" \
     >"$work/run.log" 2>&1 || { cat "$work/run.log" >&2; exit 1; }
@@ -59,14 +60,14 @@ for pe in 0 1; do
 done >"$work/counts.txt"
 
 # The ops in source order, each with its number of calls (N or N_COLL there).
-n=$(sed -n 's/^#define N \([0-9]*\)L.*/\1/p' "$here/callgrind_ops.c")
-n_coll=$(sed -n 's/^#define N_COLL \([0-9]*\)L.*/\1/p' "$here/callgrind_ops.c")
+n=$(sed -n 's/^#define N \([0-9]*\)L.*/\1/p' "$bench/programs/callgrind_ops.c")
+n_coll=$(sed -n 's/^#define N_COLL \([0-9]*\)L.*/\1/p' "$bench/programs/callgrind_ops.c")
 # (Each definition spans lines since clang-format: the name, then the loop.)
 awk '/^OP static .* op_[a-z0-9_]*\(/ { match($0, /op_[a-z0-9_]*\(/)
                                        name = substr($0, RSTART + 3, RLENGTH - 4); next }
      name != "" && /i < N_COLL;/ { print name, "N_COLL"; name = ""; next }
      name != "" && /i < N;/ { print name, "N"; name = "" }' \
-    "$here/callgrind_ops.c" >"$work/ops.txt"
+    "$bench/programs/callgrind_ops.c" >"$work/ops.txt"
 
 {
     echo "# Instructions per call (callgrind, 2 PEs)"

@@ -3,7 +3,7 @@
 # OSHMEM side by side, next to probes of the machine's limits, and writes a
 # Markdown comparison and PNG plots.
 #
-# Every SHMEM program in bench/ is built twice from the same source, once
+# Every SHMEM program in bench/programs/ is built twice from the same source, once
 # with shoalcc and once with oshcc; which optional calls each implementation
 # has is found by compiling the probes in probes.c first.  The two limit
 # probes (limit_line.c, limit_memcpy.c) are plain C built with cc.  Each
@@ -21,12 +21,13 @@
 # it makes no timing claims and writes bench/results/quick.* instead.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(dirname "$here")
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd) # bench/drivers
+bench=$(dirname "$here")
+repo=$(dirname "$bench")
 
 usage() {
     cat <<EOF
-usage: bench/compare.sh [options]
+usage: bench/drivers/compare.sh [options]
   --shoalcc PATH    Shoal compiler wrapper (env SHOALCC; default build/tools/shoalcc,
                     built with scripts/build.sh when it is missing)
   --shoalrun PATH   Shoal launcher (env SHOALRUN; default: shoalrun next to shoalcc)
@@ -66,7 +67,7 @@ WORK=""
 INSTALL=1
 SHOAL_LAUNCH=default
 
-INVOCATION="bench/compare.sh${*:+ $*}"
+INVOCATION="bench/drivers/compare.sh${*:+ $*}"
 while [ $# -gt 0 ]; do
     case "$1" in
     --shoalcc) SHOALCC=$2; shift 2 ;;
@@ -132,10 +133,10 @@ CC=${CC:-cc}
 
 if [ "$QUICK" = 1 ]; then
     K=1
-    OUT=${OUT:-$here/results/quick.md}
+    OUT=${OUT:-$bench/results/quick.md}
     PROG_ARGS=(--quick)
 else
-    OUT=${OUT:-$here/results/latest.md}
+    OUT=${OUT:-$bench/results/latest.md}
     PROG_ARGS=()
 fi
 mkdir -p "$(dirname "$OUT")"
@@ -155,7 +156,7 @@ SIDES=()
 PROGRAMS=(lat_rma lat_amo pingpong bw_rma lat_barrier lat_coll hello)
 LIMITS=(limit_line limit_memcpy)
 CFLAGS=(-O2)
-mapfile -t PROBES < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$here/probes.c")
+mapfile -t PROBES < <(sed -n 's/^#ifdef PROBE_\([A-Z0-9_]*\).*/\1/p' "$bench/programs/probes.c")
 
 # Open MPI 4.1.4's one-sided MPI component osc/rdma crashes in MPI_Finalize
 # here (every OSHMEM job ends in SIGSEGV); OSHMEM does not use it, so it is
@@ -204,7 +205,7 @@ probe_flags() {
     local cc=$1 p
     for p in "${PROBES[@]}"; do
         if "$cc" -O0 -Werror=implicit-function-declaration "-DPROBE_$p" \
-                -o "$WORK/probe" "$here/probes.c" >/dev/null 2>&1; then
+                -o "$WORK/probe" "$bench/programs/probes.c" >/dev/null 2>&1; then
             printf -- '-DBENCH_HAVE_%s=1\n' "$p"
         else
             printf -- '-DBENCH_HAVE_%s=0\n' "$p"
@@ -219,7 +220,7 @@ build() {
     local status="$WORK/bin/$side/$prog.build"
     if ! command -v "$cc" >/dev/null; then
         echo "compiler not found: $cc" >"$status"
-    elif "$cc" "${CFLAGS[@]}" "$@" -o "$WORK/bin/$side/$prog" "$here/$prog.c" \
+    elif "$cc" "${CFLAGS[@]}" "$@" -o "$WORK/bin/$side/$prog" "$bench/programs/$prog.c" \
             >"$WORK/bin/$side/$prog.buildlog" 2>&1; then
         echo ok >"$status"
     else
@@ -231,7 +232,7 @@ build() {
 for side in limit "${SIDES[@]}"; do
     mkdir -p "$WORK/bin/$side" "$WORK/raw/$side"
 done
-note_cmd "build (limits): $CC ${CFLAGS[*]} -o limit/PROG bench/PROG.c"
+note_cmd "build (limits): $CC ${CFLAGS[*]} -o limit/PROG bench/programs/PROG.c"
 for prog in "${LIMITS[@]}"; do build limit "$CC" "$prog"; done
 for side in "${SIDES[@]}"; do
     cc=$(compiler_of "$side")
@@ -240,7 +241,7 @@ for side in "${SIDES[@]}"; do
         mapfile -t flags < <(probe_flags "$cc")
     fi
     have=$(printf '%s\n' "${flags[@]}" | sed -n 's/^-DBENCH_HAVE_\(.*\)=1$/\1/p' | tr '\n' ' ')
-    note_cmd "build ($side): $cc ${CFLAGS[*]} -DBENCH_HAVE_...=0|1 -o $side/PROG bench/PROG.c"
+    note_cmd "build ($side): $cc ${CFLAGS[*]} -DBENCH_HAVE_...=0|1 -o $side/PROG bench/programs/PROG.c"
     note_cmd "  probes.c found ($side): ${have:-none}"
     for prog in "${PROGRAMS[@]}"; do build "$side" "$cc" "$prog" "${flags[@]}"; done
 done
@@ -249,7 +250,7 @@ for side in "${SIDES[@]}"; do
     note_cmd "run ($side): $(launch_cmd "$side" N | tr '\n' ' ')PROG${PROG_ARGS[*]:+ ${PROG_ARGS[*]}}"
 done
 note_cmd "run (limits): limit/PROG${PROG_ARGS[*]:+ ${PROG_ARGS[*]}}"
-note_cmd "job wall time: date +%s%N around the same launcher running bench/hello.c"
+note_cmd "job wall time: date +%s%N around the same launcher running bench/programs/hello.c"
 
 # ---- run -------------------------------------------------------------------
 # run_one SIDE PROG NPES REP: one job; stdout, stderr and exit status kept.
@@ -321,11 +322,11 @@ echo "elapsed: $(( $(date +%s) - start )) s" >>"$WORK/load.txt"
 quick_flag=()
 [ "$QUICK" = 1 ] && quick_flag=(--quick)
 status=0
-python3 "$here/summarize.py" --work "$WORK" --k "$K" --out "$OUT" \
+python3 "$bench/tools/summarize.py" --work "$WORK" --k "$K" --out "$OUT" \
     --sides "${SIDES[*]}" "${quick_flag[@]}" || status=$?
 echo "wrote $OUT and ${OUT%.md}.raw.txt"
 if command -v gnuplot >/dev/null; then
-    python3 "$here/plot.py" --raw "${OUT%.md}.raw.txt" --prefix "${OUT%.md}" || status=1
+    python3 "$bench/tools/plot.py" --raw "${OUT%.md}.raw.txt" --prefix "${OUT%.md}" || status=1
 else
     echo "compare.sh: gnuplot not found, no plots" >&2
 fi

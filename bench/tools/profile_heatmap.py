@@ -7,7 +7,7 @@ a blank line, then rows of from_pe,to_pe,bytes. Needs Debian's
 python3-matplotlib (scripts/setup.sh does not install it; apt-get install
 python3-matplotlib). The library never calls this script.
 
-usage: bench/profile_heatmap.py PROFILE.csv OUT.png
+usage: bench/tools/profile_heatmap.py PROFILE.csv OUT.png
 """
 import csv
 import sys

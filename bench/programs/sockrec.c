@@ -11,7 +11,7 @@
  * BTL moves its messages with writev/readv). The namespaces of one machine share the
  * clock, so two PEs' files can be merged by time.
  *
- *   cc -O2 -shared -fPIC -o sockrec.so bench/sockrec.c -ldl
+ *   cc -O2 -shared -fPIC -o sockrec.so bench/programs/sockrec.c -ldl
  *   SOCKREC_OUT=/var/tmp/rec.0 LD_PRELOAD=$PWD/sockrec.so PROG ...
  *
  * Keeps up to 4 M calls in memory; later ones are not recorded.
