@@ -57,11 +57,21 @@ env)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: PE [0-9]+ has been blocked for more than SHOAL_HANG_TIMEOUT=2 s; ending the job \(status 124; SHOAL_HANG_ABORT=0 keeps it waiting\)"
     ;;
 signal)
-    start_bg "$NP" '^PE [0-9]+ started$' -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    start_bg "$NP" '^PE [0-9]+ started$' -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK" "$TMP/stop"
     for _ in 1 2 3; do
         sleep 0.3
         kill -USR1 "$BG"
     done
+    # The program runs until $TMP/stop exists: stop it once shoalrun has taken
+    # the three requests and every report begun has ended (at most ~20 s).
+    for _ in $(seq 200); do
+        [ "$(grep -c '^shoalrun: received SIGUSR1' "$TMP/err")" -ge 3 ] &&
+            [ "$(grep -cE "^${H}report of PE" "$TMP/err")" -eq \
+                "$(grep -cE "^${H}end of hang report of PE" "$TMP/err")" ] && break
+        sleep 0.1
+    done
+    sleep 0.5 # a PE's report still on its way
+    touch "$TMP/stop"
     wait_bg
     expect_rc 0
     expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
