@@ -11,7 +11,8 @@
 #   tsan    store and hang (the store thread, the hang watchdog and the
 #           signal-report thread) against a ThreadSanitizer build.
 # A test joins a group by its label, so a test added to one of those folders
-# is covered without an edit here. Excluded, by label, with the reason:
+# is covered without an edit here. Tests at 8 PEs are left out (see
+# SKIP_NAMES). Excluded, by label, with the reason:
 #   fuzz      store.fuzz builds its own ASan+UBSan libFuzzer target; the main
 #             run runs it;
 #   gpu       needs a GPU, and nvcc takes none of the sanitizer flags;
@@ -64,14 +65,14 @@ run_group() {
     UBSAN_OPTIONS="$base_ubsan:log_path=$reports/ubsan:log_exe_name=1"
     TSAN_OPTIONS="$base_tsan:log_path=$reports/tsan:log_exe_name=1"
     export ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS
-    count=$(ctest --test-dir "$tree" -N -L "$include" -LE "$exclude" |
+    count=$(ctest --test-dir "$tree" -N -L "$include" -LE "$exclude" -E "$SKIP_NAMES" |
         sed -n 's/^Total Tests: //p')
     echo "test_sanitized: $group: $count tests (labels $include, not $exclude)"
     t0=$(date +%s)
     rc=0
     # shellcheck disable=SC2086 # extra ctest options, one per word
     env ${preload:+LD_PRELOAD="$preload"} ctest --test-dir "$tree" --output-on-failure -j "$jobs" -L "$include" -LE "$exclude" \
-        ${SHOAL_SANITIZED_CTEST:-} || rc=$?
+        -E "$SKIP_NAMES" ${SHOAL_SANITIZED_CTEST:-} || rc=$?
     echo "test_sanitized: $group: ctest status $rc in $(($(date +%s) - t0)) s"
     found=$(find "$reports" -type f | sort)
     if [ -n "$found" ]; then
@@ -86,10 +87,18 @@ run_group() {
     return "$rc"
 }
 
+# Eight sanitized PEs on two CPUs start too slowly for the bootstrap's
+# timeouts; the same paths run here at 1 to 4 PEs (4 is already more PEs
+# than this machine's cores) and at 8 in the main suite.
+SKIP_NAMES='[.]np8$|[.]h2x4$|8pe'
+
 # A hang test's shoalrun --timeout: every PE must be in its hang by then,
 # and a sanitized PE starts several times slower.
 SHOAL_TEST_HANG_AFTER=${SHOAL_TEST_HANG_AFTER:-15}
-export SHOAL_TEST_HANG_AFTER
+# The tests' time bounds (how fast a job ends after a fault) are the main
+# suite's to check; here they only must not fail a slower sanitized run.
+SHOAL_TEST_TIME_SCALE=${SHOAL_TEST_TIME_SCALE:-5}
+export SHOAL_TEST_HANG_AFTER SHOAL_TEST_TIME_SCALE
 
 status=0
 asan_tree=$build/asan-build

@@ -21,8 +21,9 @@
  * left in its record and end themselves once it is gone, so the timeout
  * holds on every host. The handler is installed
  * only where SIGUSR1 still has its default action, so a program's own
- * handler wins; it stays installed after finalize, since a launcher's
- * request may arrive while the PE is finishing.
+ * handler wins, and only the watchdog thread takes the signal (the
+ * program's sleeps and reads are not cut short); it stays installed after
+ * finalize, since a launcher's request may arrive while the PE is finishing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,6 +124,11 @@ static shoal_hang_rec_t *take_record(void)
     return NULL;
 }
 
+/* A record's fields are written with relaxed atomic stores and read the
+ * same way by shoal_hang_read on another thread or process (plain moves on
+ * x86; the seqlock decides which copy is whole). */
+#define SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
 /* Opens a record for writing (seq odd); NULL when this thread has none. */
 static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
 {
@@ -136,8 +142,8 @@ static shoal_hang_rec_t *begin(shoal_hang_kind_t kind, const char *fn)
     __atomic_store_n(&r->kind, kind, __ATOMIC_RELAXED);
     __atomic_store_n(&r->since_ns, 0, __ATOMIC_RELAXED);
     size_t len = strnlen(fn, SHOAL_HANG_FN_MAX - 1);
-    memcpy(r->fn, fn, len);
-    r->fn[len] = '\0';
+    for (size_t i = 0; i <= len; i++)
+        __atomic_store_n(&r->fn[i], i < len ? fn[i] : '\0', __ATOMIC_RELAXED);
     return r;
 }
 
@@ -153,22 +159,22 @@ void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now)
     if (r == NULL)
         return;
     __atomic_store_n(&r->since_ns, now, __ATOMIC_RELAXED);
-    r->addr = (uintptr_t)w->addr;
-    r->value = w->value;
-    r->cmp = w->cmp;
-    r->dt_size = w->dt.size;
-    r->dt_signed = w->dt.is_signed;
-    r->mode = (uint8_t)w->mode;
-    r->nelems = w->nelems;
-    r->status = (uintptr_t)w->status;
-    r->values = (uintptr_t)w->values;
-    r->set_start = w->set_start;
-    r->set_stride = w->set_stride;
-    r->set_size = w->set_size;
-    r->set_index = w->set_index;
-    r->psync = (uintptr_t)w->psync;
-    r->round = w->word;
-    r->root = w->root;
+    SET(r->addr, (uintptr_t)w->addr);
+    SET(r->value, w->value);
+    SET(r->cmp, w->cmp);
+    SET(r->dt_size, w->dt.size);
+    SET(r->dt_signed, w->dt.is_signed);
+    SET(r->mode, (uint8_t)w->mode);
+    SET(r->nelems, w->nelems);
+    SET(r->status, (uintptr_t)w->status);
+    SET(r->values, (uintptr_t)w->values);
+    SET(r->set_start, w->set_start);
+    SET(r->set_stride, w->set_stride);
+    SET(r->set_size, w->set_size);
+    SET(r->set_index, w->set_index);
+    SET(r->psync, (uintptr_t)w->psync);
+    SET(r->round, w->word);
+    SET(r->root, w->root);
     publish(r);
 }
 
@@ -180,12 +186,12 @@ void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
     if (kind == SHOAL_HANG_FINALIZE) {
         /* The whole job, in the bootstrap's barrier (which does not back off here). */
         __atomic_store_n(&r->since_ns, now_ns(), __ATOMIC_RELAXED);
-        r->set_start = 0;
-        r->set_stride = 1;
-        r->set_size = SHOAL_NPES;
-        r->set_index = SHOAL_MY_PE;
-        r->psync = 0;
-        r->root = -1;
+        SET(r->set_start, 0);
+        SET(r->set_stride, 1);
+        SET(r->set_size, SHOAL_NPES);
+        SET(r->set_index, SHOAL_MY_PE);
+        SET(r->psync, 0);
+        SET(r->root, -1);
     }
     publish(r);
 }
@@ -229,7 +235,10 @@ int shoal_hang_read(const shoal_hang_rec_t *src, shoal_hang_rec_t *copy)
             sched_yield();
             continue;
         }
-        memcpy(copy, src, sizeof(*copy));
+        const uint64_t *from = (const uint64_t *)src;
+        uint64_t *to = (uint64_t *)copy;
+        for (size_t i = 0; i < sizeof(*copy) / sizeof(uint64_t); i++)
+            to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&src->seq, __ATOMIC_RELAXED) == seq) {
             copy->fn[SHOAL_HANG_FN_MAX - 1] = '\0';
@@ -253,22 +262,58 @@ static void on_sigusr1(int sig)
     errno = saved;
 }
 
+/* 1 while SIGUSR1 is ours and blocked in the thread that called shmem_init,
+ * so that only the watchdog takes it. */
+static int steered;
+
+static void set_blocked(int how)
+{
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, SHOAL_HANG_SIGNAL);
+    pthread_sigmask(how, &one, NULL);
+}
+
+/* A child forked by the program runs with the mask of the thread that
+ * forked; SIGUSR1 is given back to it (and to what it executes). */
+static void unblock_in_child(void)
+{
+    if (steered)
+        set_blocked(SIG_UNBLOCK);
+}
+
+static void register_atfork(void)
+{
+    pthread_atfork(NULL, NULL, unblock_in_child);
+}
+
+/* Installs the handler where SIGUSR1 has its default action (a program's
+ * own handler wins), and steers the signal to the watchdog: a request for a
+ * report must not interrupt the program's sleep, nanosleep or read (which
+ * return early with EINTR even under SA_RESTART). The mask is set in the
+ * thread calling shmem_init, so the threads it starts later inherit it and
+ * the kernel delivers a process-directed SIGUSR1 to the watchdog, the one
+ * thread taking it; threads started before shmem_init can still take it. */
 static void install_handler(void)
 {
     struct sigaction old, sa;
     if (sigaction(SHOAL_HANG_SIGNAL, NULL, &old) != 0)
         return;
-    if (old.sa_handler == on_sigusr1)
-        return;
-    if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
-        SHOAL_DEBUG("SIGUSR1 has a handler of the program's; hang reports on demand are off");
-        return;
+    if (old.sa_handler != on_sigusr1) {
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO)) {
+            SHOAL_DEBUG("SIGUSR1 has a handler of the program's; hang reports on demand are off");
+            return;
+        }
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_handler = on_sigusr1;
+        sa.sa_flags = SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SHOAL_HANG_SIGNAL, &sa, NULL);
     }
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_sigusr1;
-    sa.sa_flags = SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SHOAL_HANG_SIGNAL, &sa, NULL);
+    static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+    pthread_once(&atfork_once, register_atfork);
+    set_blocked(SIG_BLOCK);
+    steered = 1;
 }
 
 /* The lowest PE of each host watches every record of its host. A record
@@ -413,6 +458,8 @@ static void *watchdog_main(void *arg)
 {
     (void)arg;
     shoal_thread_name("shoal-hang");
+    if (steered)
+        set_blocked(SIG_UNBLOCK);
     const unsigned s = shoal_env.hang_timeout;
     const int leader = shoal.node[SHOAL_MY_PE] == SHOAL_MY_PE;
     /* Check about four times per timeout, at most once a second. */
@@ -479,6 +526,8 @@ void shoal_hang_start(void)
     int rc = pthread_create(&watchdog, NULL, watchdog_main, NULL);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0) {
+        unblock_in_child(); /* no watchdog to take it */
+        steered = 0;
         SHOAL_WARN("hang diagnosis is off: pthread_create failed: %s", strerror(rc));
         return;
     }
@@ -493,5 +542,9 @@ void shoal_hang_stop(void)
     (void)ignored;
     pthread_join(watchdog, NULL);
     watchdog_running = 0;
+    if (steered) { /* a late request lands on this thread again */
+        set_blocked(SIG_UNBLOCK);
+        steered = 0;
+    }
     mine.current = NULL;
 }

@@ -60,6 +60,8 @@ typedef struct {
     uint8_t dt_size, dt_signed, mode, pad[5];
     char fn[SHOAL_HANG_FN_MAX];
 } shoal_hang_rec_t;
+/* shoal_hang_read copies a record in 8-byte words. */
+_Static_assert(sizeof(shoal_hang_rec_t) % 8 == 0, "shoal_hang_rec_t: whole 8-byte words");
 
 /* A PE's part of its internal area: who it is, where its rows are, and one
  * record per thread. */

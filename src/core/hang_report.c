@@ -376,11 +376,28 @@ static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h, const sh
 typedef struct {
     int mapped; /* its records are readable here */
     int exited;
+    int stopped; /* SIGSTOP, a debugger, ^Z: it cannot run until continued */
     int finalized;
     int nblocked;
     shoal_hang_rec_t rec[SHOAL_HANG_THREADS]; /* blocked ones first */
     const shoal_hang_pe_t *h;
 } pe_state_t;
+
+/* Whether a process of this host is stopped (state T or t in
+ * /proc/PID/stat, after the name's closing parenthesis). */
+static int is_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 0;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *end = strrchr(buf, ')');
+    return end != NULL && end[1] == ' ' && (end[2] == 'T' || end[2] == 't');
+}
 
 static void read_state(int pe, pe_state_t *s)
 {
@@ -392,6 +409,7 @@ static void read_state(int pe, pe_state_t *s)
     s->h = h;
     pid_t pid = (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED);
     s->exited = pe != SHOAL_MY_PE && pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+    s->stopped = pe != SHOAL_MY_PE && pid > 0 && !s->exited && is_stopped(pid);
     s->finalized = __atomic_load_n(&h->finalizing, __ATOMIC_RELAXED) != 0;
     for (int t = 0; t < SHOAL_HANG_THREADS; t++) {
         shoal_hang_rec_t copy;
@@ -427,6 +445,8 @@ static void put_state(out_t *o, int pe, const pe_state_t *s)
         put(o, "has exited");
         return;
     }
+    if (s->stopped)
+        put(o, "stopped (not running); when stopped it was ");
     if (s->nblocked == 0) {
         put(o, s->finalized ? "has finished shmem_finalize"
                             : "not blocked in Shoal (running the program's own code, or in a "
@@ -495,6 +515,24 @@ static void put_missing(out_t *o, int pe, const pe_state_t *me, const shoal_hang
 static void put_verdict(out_t *o, pe_state_t *states)
 {
     int said = 0;
+    /* A stopped PE holds up whatever waits for it, whatever the records say
+     * (a collective it was stopped in looks complete). */
+    for (int p = 0; p < SHOAL_NPES && said < 4; p++) {
+        if (!states[p].mapped || !states[p].stopped)
+            continue;
+        line(o);
+        put(o, "verdict: PE %d is not running: it is stopped (SIGSTOP, a debugger or job "
+               "control); the PEs that wait for it go on only once it is continued "
+               "(kill -CONT %d); when stopped it was ",
+            p, (int)states[p].h->pid);
+        pe_state_t was = states[p];
+        was.stopped = 0;
+        put_state(o, p, &was);
+        put(o, "\n");
+        said++;
+    }
+    if (said)
+        return;
     /* Barriers and collectives: one group per synchronization area. */
     for (int p = 0; p < SHOAL_NPES && said < 4; p++) {
         const pe_state_t *s = &states[p];

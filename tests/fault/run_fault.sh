@@ -34,7 +34,7 @@ kill-in-barrier)
     took=$(seconds_since "$t0")
     expect_rc 137
     expect_line "$TMP/err" "shoalrun: PE $victim \(pid $pid\) was killed by signal 9 \(Killed\); ending the job"
-    less_than "$took" 2.5 || fail "the job ended $took s after the PE was killed"
+    took_under "$took" 2.5 || fail "the job ended $took s after the PE was killed"
     ;;
 suicide-in-barrier)
     # The last PE dies between barriers while the others are inside one.
@@ -42,7 +42,7 @@ suicide-in-barrier)
     expect_rc 137
     expect_line "$TMP/err" "shoalrun: PE $((NP - 1)) \(pid [0-9]+\) was killed by signal 9 \(Killed\)(; ending the job)?"
     took=$(since_stamp)
-    less_than "$took" 2.5 || fail "the job ended $took s after the PE was killed"
+    took_under "$took" 2.5 || fail "the job ended $took s after the PE was killed"
     ;;
 no-finalize)
     # Returning from main without shmem_finalize: the library finalizes on
@@ -57,7 +57,7 @@ global-exit)
     expect_rc 3
     expect_line "$TMP/out" "PE $((NP - 1)) calls shmem_global_exit\(3\)"
     grep -q 'FAILED' "$TMP/out" && fail "a barrier completed after shmem_global_exit"
-    less_than "$ELAPSED" 3 || fail "the job took $ELAPSED s"
+    took_under "$ELAPSED" 3 || fail "the job took $ELAPSED s"
     ;;
 global-exit-zero)
     run -n "$NP" "$PROG" global-exit 0 "$MARK"

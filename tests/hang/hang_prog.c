@@ -13,6 +13,11 @@
  *   busy             no hang: a ring of puts and barriers for about two
  *                    seconds (or until the file STOP exists), checked;
  *                    prints "PE n ok" at the end
+ *   frozen           barriers in a loop; each PE prints "PE n pid P" first
+ *                    (the test stops the last PE with SIGSTOP)
+ *   sleep            no hang: each PE prints "PE n sleeping" and sleeps 2 s
+ *                    with sleep(3), which a signal taken on this thread
+ *                    would cut short; prints "PE n slept the full 2 s"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +105,22 @@ int main(int argc, char **argv)
         printf("PE %d %s after %ld rounds\n", me, bad ? "FAILED" : "ok", round);
         shmem_finalize();
         return bad ? 1 : 0;
+    } else if (strcmp(c, "frozen") == 0) {
+        printf("PE %d pid %d\n", me, (int)getpid());
+        fflush(stdout);
+        for (;;)
+            shmem_barrier_all();
+    } else if (strcmp(c, "sleep") == 0) {
+        printf("PE %d sleeping\n", me);
+        fflush(stdout);
+        const double t0 = now_s();
+        unsigned left = sleep(2);
+        const double slept = now_s() - t0;
+        int ok = left == 0 && slept >= 1.99;
+        printf("PE %d %s (sleep returned %u, %.3f s)\n", me,
+               ok ? "slept the full 2 s" : "FAILED: its sleep was cut short", left, slept);
+        shmem_finalize();
+        return ok ? 0 : 1;
     } else {
         fprintf(stderr, "hang_prog: unknown case %s\n", c);
         return 2;

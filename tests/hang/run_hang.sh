@@ -5,8 +5,9 @@
 #                for its report before it ends the job (status 124);
 #      env       SHOAL_HANG_TIMEOUT=2: the lowest PE of the host notices,
 #                asks the others and ends the job (status 124);
-#      signal    CASE busy (no hang): SIGUSR1 to shoalrun three times while
-#                it runs; the program must still finish correctly.
+#      signal    CASE busy or sleep (no hang): SIGUSR1 to shoalrun three
+#                times while it runs; the program must still finish
+#                correctly (sleep: each PE's sleep(2) not cut short).
 # Checks that the reports name the PE, the call and the values, that the
 # job ends, and that no process or /dev/shm file is left behind.
 set -u
@@ -52,14 +53,27 @@ shoalrun)
     expect_some "$TMP/err" "shoalrun: timeout after $after s; PEs still running: .*"
     ;;
 env)
-    SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    if [ "$CASE" = frozen ]; then
+        # The last PE stopped (SIGSTOP) while the PEs run barriers in a loop.
+        SHOAL_HANG_TIMEOUT=2 start_bg "$NP" '^PE [0-9]+ pid [0-9]+$' -n "$NP" --timeout 60 \
+            "$PROG" "$CASE" "$MARK"
+        FROZEN=$(sed -n "s/^PE $LAST pid \([0-9]*\)$/\1/p" "$TMP/out")
+        kill -STOP "$FROZEN"
+        wait_bg
+    else
+        SHOAL_HANG_TIMEOUT=2 run -n "$NP" --timeout 60 "$PROG" "$CASE" "$MARK"
+    fi
     expect_rc 124
     expect_line "$TMP/err" "shoal\[PE 0\] hang: PE [0-9]+ has been blocked for more than SHOAL_HANG_TIMEOUT=2 s; ending the job \(status 124; SHOAL_HANG_ABORT=0 keeps it waiting\)"
     ;;
 signal)
-    start_bg "$NP" '^PE [0-9]+ started$' -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK" "$TMP/stop"
+    # CASE busy: the requests come while the PEs work; CASE sleep: while
+    # every PE is in sleep(2), which must not be cut short.
+    ready='^PE [0-9]+ started$' gap=0.3
+    [ "$CASE" = sleep ] && ready='^PE [0-9]+ sleeping$' gap=0.15
+    start_bg "$NP" "$ready" -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK" "$TMP/stop"
     for _ in 1 2 3; do
-        sleep 0.3
+        sleep "$gap"
         kill -USR1 "$BG"
     done
     # The program runs until $TMP/stop exists: stop it once shoalrun has taken
@@ -74,7 +88,11 @@ signal)
     touch "$TMP/stop"
     wait_bg
     expect_rc 0
-    expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
+    if [ "$CASE" = sleep ]; then
+        expect_line "$TMP/out" "PE [0-9]+ slept the full 2 s \(sleep returned 0, [0-9.]+ s\)" "$NP"
+    else
+        expect_line "$TMP/out" "PE [0-9]+ ok after [0-9]+ rounds" "$NP"
+    fi
     expect_line "$TMP/err" "shoalrun: received SIGUSR1; asking the PEs for their hang reports \([0-9]+ processes\)" 3
     # Every report is complete, and each PE made some (the first request may
     # come before a PE's library is up; from then on each one answers).
@@ -95,8 +113,10 @@ signal)
     ;;
 esac
 
-# Every PE reported, completely.
-for ((pe = 0; pe < NP; pe++)); do
+# Every PE reported, completely (but a stopped one).
+REPORTERS=$NP
+[ "$CASE" = frozen ] && REPORTERS=$LAST
+for ((pe = 0; pe < REPORTERS; pe++)); do
     expect_line "$TMP/err" "shoal\[PE $pe\] hang: report of PE $pe of $NP \(host .*, pid [0-9]+\), .*"
     expect_line "$TMP/err" "shoal\[PE $pe\] hang: end of hang report of PE $pe"
 done
@@ -115,6 +135,11 @@ barrier-missing)
     done
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
+    ;;
+frozen)
+    expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE $LAST is not running: it is stopped \(SIGSTOP, a debugger or job control\); the PEs that wait for it go on only once it is continued \(kill -CONT $FROZEN\); when stopped it was .*"
+    [ -z "$(grep -E "^shoal\[PE $LAST\] hang: report of" "$TMP/err")" ] ||
+        fail "the stopped PE $LAST made a report"
     ;;
 wait-global)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE 0 has not entered shmem_finalize; it is in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"

@@ -54,7 +54,7 @@ exit-status)
     expect_rc 5
     expect_line "$TMP/err" "shoalrun: PE 1 \(pid [0-9]+\) exited with status 5; ending the job"
     expect_shoalrun_lines 1
-    less_than "$ELAPSED" 4 || fail "the job took $ELAPSED s to end"
+    took_under "$ELAPSED" 4 || fail "the job took $ELAPSED s to end"
     expect_no_leftovers
     # The same for a program that knows nothing of SHMEM.
     run -n "$NP" sh -c 'exit $((SHOAL_RANK == 0 ? 3 : 0))' "$MARK"
@@ -74,7 +74,7 @@ signal)
     expect_line "$TMP/err" "shoalrun: PE $victim \(pid [0-9]+\) was killed by signal 9 \(Killed\)(; ending the job)?"
     expect_shoalrun_lines 1
     took=$(since_stamp)
-    less_than "$took" 2.5 || fail "the job ended $took s after the PE was killed"
+    took_under "$took" 2.5 || fail "the job ended $took s after the PE was killed"
     expect_no_leftovers
     ;;
 signal-segv)
@@ -89,7 +89,7 @@ nofinalize)
     expect_line "$TMP/err" "shoalrun: PE 1 \(pid [0-9]+\) exited with status 0 before calling shmem_finalize; ending the job"
     expect_shoalrun_lines 1
     took=$(since_stamp)
-    less_than "$took" 2.5 || fail "the job ended $took s after the PE left"
+    took_under "$took" 2.5 || fail "the job ended $took s after the PE left"
     expect_no_leftovers
     ;;
 abort)
@@ -98,7 +98,7 @@ abort)
     expect_rc 3
     expect_line "$TMP/err" "fatal: out of widgets"
     expect_shoalrun_lines 0
-    less_than "$ELAPSED" 4 || fail "the job took $ELAPSED s to end"
+    took_under "$ELAPSED" 4 || fail "the job took $ELAPSED s to end"
     expect_no_leftovers
     ;;
 abort-zero)
@@ -129,7 +129,7 @@ timeout)
     expect_rc 124
     expect_line "$TMP/err" "shoalrun: timeout after 1 s; PEs still running: 0 2"
     expect_shoalrun_lines 1
-    less_than "$ELAPSED" 4.5 || fail "the job took $ELAPSED s"
+    took_under "$ELAPSED" 4.5 || fail "the job took $ELAPSED s"
     less_than 0.99 "$ELAPSED" || fail "the job ended after $ELAPSED s, before its timeout"
     expect_no_leftovers
     # SHOAL_TIMEOUT is the default; fractions work (1.5 s: time for the
@@ -137,7 +137,7 @@ timeout)
     SHOAL_TIMEOUT=1.5 run -n "$NP" "$HELPER" hang 1 "$MARK"
     expect_rc 124
     expect_line "$TMP/err" "shoalrun: timeout after 1.5 s; PEs still running: 1"
-    less_than "$ELAPSED" 5 || fail "the job took $ELAPSED s"
+    took_under "$ELAPSED" 5 || fail "the job took $ELAPSED s"
     less_than 1.49 "$ELAPSED" || fail "the job ended after $ELAPSED s, before its timeout"
     expect_no_leftovers
     ;;
@@ -291,7 +291,7 @@ signal-escalate)
     took=$(awk -v a="$t0" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }')
     expect_rc 143
     less_than 0.9 "$took" || fail "the PEs were killed after $took s, before their second"
-    less_than "$took" 2.0 || fail "the PEs were killed only after $took s"
+    took_under "$took" 2.0 || fail "the PEs were killed only after $took s"
     expect_no_leftovers
     # A second signal does not wait.
     start_bg "$NP" 'ready' -n "$NP" "$HELPER" catch ignore "$MARK"
@@ -305,7 +305,7 @@ signal-escalate)
     wait_bg
     took=$(awk -v a="$t0" -v b="$T_END" 'BEGIN { printf "%.3f", b - a }')
     expect_rc 130
-    less_than "$took" 0.7 || fail "after the second SIGINT the job took $took s to end"
+    took_under "$took" 0.7 || fail "after the second SIGINT the job took $took s to end"
     expect_line "$TMP/err" "shoalrun: received SIGINT while ending the job; killing the PEs now"
     expect_no_leftovers
     ;;

@@ -52,6 +52,13 @@ less_than() { # less_than A B: A < B as decimals
     awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'
 }
 
+# took_under SECONDS LIMIT: a time bound, scaled by SHOAL_TEST_TIME_SCALE
+# (scripts/test_sanitized.sh sets it: a sanitized process runs several
+# times slower, and the bound is the main suite's to check).
+took_under() {
+    awk -v a="$1" -v b="$2" -v k="${SHOAL_TEST_TIME_SCALE:-1}" 'BEGIN { exit !(a < b * k) }'
+}
+
 expect_no_leftovers() {
     if pgrep -f "$MARK" >/dev/null; then
         pgrep -af "$MARK"

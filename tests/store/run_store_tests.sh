@@ -48,6 +48,8 @@ free_port() { "$PROBE" free-port "${1:-}" || fail "no free port"; }
 now() { date +%s.%N; }
 elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 less_than() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+# took_under SECONDS LIMIT: as in tests/launcher/test_lib.sh.
+took_under() { awk -v a="$1" -v b="$2" -v k="${SHOAL_TEST_TIME_SCALE:-1}" 'BEGIN { exit !(a < b * k) }'; }
 
 # start NAME RANK NPES CMD...: one PE by hand in the background, with the
 # store settings of this test (STORE, KEY and any EXTRA_ENV) in its
@@ -479,7 +481,7 @@ dead-store) # no store at all: a clear error within the connect timeout, no hang
     wait_rc pe1
     t=$(elapsed_since "$t0")
     [ "$RC" -ne 0 ] || fail "PE 1 succeeded without a store"
-    less_than "$t" 6 || fail "PE 1 took $t s to give up (timeout 2 s)"
+    took_under "$t" 6 || fail "PE 1 took $t s to give up (timeout 2 s)"
     less_than 1.9 "$t" || fail "PE 1 gave up after $t s, before the 2 s timeout"
     expect_in "$TMP/pe1.err" "cannot reach the config store at $STORE \(from SHOAL_STORE\) within 2\.[0-9] s: Connection refused\. To fix: start PE 0" 1
     # The same from a unique ID whose store is gone: its maker has exited.
@@ -489,7 +491,7 @@ dead-store) # no store at all: a clear error within the connect timeout, no hang
     EXTRA_ENV="SHOAL_STORE_CONNECT_TIMEOUT=2" start_uid pe1 1 2 "$PE" uid 0
     wait_rc pe1
     [ "$RC" -ne 0 ] || fail "PE 1 joined a unique ID whose store is gone"
-    less_than "$(elapsed_since "$t0")" 6 || fail "PE 1 took too long to give up"
+    took_under "$(elapsed_since "$t0")" 6 || fail "PE 1 took too long to give up"
     expect_in "$TMP/pe1.err" "cannot reach the config store at 127\.0\.0\.1:[0-9]+ \(from the unique ID\)" 1
     ;;
 join-timeout) # the last rank never comes: the others are told which, within the timeout
@@ -505,7 +507,7 @@ join-timeout) # the last rank never comes: the others are told which, within the
         # Every one is told, also when PE 0 (which hosts the store) is told first and exits.
         expect_in "$TMP/pe$r.err" "refused this PE \(rank $r of $NP\): only $missing of $NP PEs joined within 5 s; missing rank\(s\): $missing\." 1
     done
-    less_than "$(elapsed_since "$t0")" 15 || fail "the join timeout took too long"
+    took_under "$(elapsed_since "$t0")" 15 || fail "the join timeout took too long"
     ;;
 store-killed) # the store's host dies mid-job: the PEs exit with a clear line
     for ((r = 0; r < NP; r++)); do start "pe$r" "$r" "$NP" "$PE" hang; done
@@ -517,7 +519,7 @@ store-killed) # the store's host dies mid-job: the PEs exit with a clear line
         [ "$RC" -eq 1 ] || fail "PE $r exited with $RC after the store died"
         expect_in "$TMP/pe$r.err" "the config store at $STORE \(hosted by PE 0\) went away: it closed the connection.*exiting" 1
     done
-    less_than "$(elapsed_since "$t0")" 10 || fail "PEs took too long to notice the store died"
+    took_under "$(elapsed_since "$t0")" 10 || fail "PEs took too long to notice the store died"
     ;;
 pe-killed) # a PE dies mid-job: the store ends the job for the others
     for ((r = 0; r < NP; r++)); do start "pe$r" "$r" "$NP" "$PE" hang; done
@@ -529,7 +531,7 @@ pe-killed) # a PE dies mid-job: the store ends the job for the others
         wait_rc "pe$r"
         [ "$RC" -eq 1 ] || fail "PE $r exited with $RC after PE $victim died"
     done
-    less_than "$(elapsed_since "$t0")" 10 || fail "the job took too long to end"
+    took_under "$(elapsed_since "$t0")" 10 || fail "the job took too long to end"
     expect_in "$TMP/pe0.err" "PE $victim \(pid [0-9]+ on .*\) closed its connection to the config store at $STORE before shmem_finalize" 1
     ;;
 global-exit) # shmem_global_exit on one PE ends every PE with its status
@@ -540,7 +542,7 @@ global-exit) # shmem_global_exit on one PE ends every PE with its status
             wait_rc "pe$r"
             [ "$RC" -eq 7 ] || fail "PE $r exited with $RC, expected 7 (origin PE $origin)"
         done
-        less_than "$(elapsed_since "$t0")" 10 || fail "global exit from PE $origin took too long"
+        took_under "$(elapsed_since "$t0")" 10 || fail "global exit from PE $origin took too long"
         STORE="127.0.0.1:$(free_port)"
     done
     ;;
@@ -597,7 +599,7 @@ join-death) # a PE that joined dies before all joined: the start ends at once, n
     done
     expect_in "$TMP/pe0.err" "config store at $STORE: the job cannot start: PE $victim " 1
     # The join timeout is 20 s: the start must end on the death, not on the timeout.
-    less_than "$t" 2 || fail "the start took $t s to end after PE $victim died"
+    took_under "$t" 2 || fail "the start took $t s to end after PE $victim died"
     echo "the start ended $t s after PE $victim was killed"
     ;;
 malformed) # broken clients are closed; the store and its job carry on
