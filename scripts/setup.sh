@@ -48,6 +48,9 @@ if [ "$lib_only" = 0 ]; then
     # autoconf + automake: a real autotools package configured with
     # CC=oshcc (tests/install/run_autotools.sh).
     need="$need autoconf automake"
+    # ccache: scripts/test.sh's second build (without UCX and PMIx) reuses
+    # the first one's objects.
+    need="$need ccache"
 fi
 
 missing=""

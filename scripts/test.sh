@@ -1,16 +1,41 @@
 #!/bin/sh
-# The whole test suite: installs what is missing, builds, runs every test
-# (multi-PE API tests at 1, 2, 4 and 8 PEs, launcher and fault tests, bad
-# input, example programs, symbol and docs checks, benchmarks in quick mode,
-# the api suite under ASan+UBSan+LSan and the thread tests under TSan), then
-# the same tree built without UCX and PMIx while those packages are hidden
-# (scripts/test_minimal.sh: every one-host test of that build).
+# The whole test suite (CI's run): installs what is missing, builds, runs
+# every test of ./build (multi-PE API tests at 1, 2 and 4 PEs, a few at 8;
+# launcher, store, fault and hang tests, bad input, example programs, the
+# multi-host suites, Python, symbol and docs checks, benchmarks in quick
+# mode), then the tree built without UCX and PMIx while those packages are
+# hidden (scripts/test_minimal.sh: the tests whose code differs there), then
+# the sanitizer runs. Prints each step's time at the end. Before each commit
+# scripts/test_quick.sh is enough (about a minute).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
-./scripts/build.sh
+# Both builds compile the same test programs: ccache (scripts/setup.sh
+# installs it) lets the second reuse the first's objects. The base dir makes
+# paths relative, so build/ and build-minimal/ hash alike.
+if command -v ccache >/dev/null && [ -z "${CMAKE_C_COMPILER_LAUNCHER:-}" ]; then
+    CCACHE_BASEDIR=$(pwd)
+    export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    export CCACHE_BASEDIR CCACHE_NOHASHDIR=1
+fi
+times=""
+step() { # NAME START: note how long the step took
+    times="$times
+  $1: $(($(date +%s) - $2)) s"
+}
 status=0
-ctest --test-dir build --output-on-failure -j 2 "$@" || status=$?
+
+t=$(date +%s)
+./scripts/build.sh
+step "build" "$t"
+
+# The sanitizer and fuzz tests build sanitized trees of their own; they run
+# in their own step below, timed apart.
+t=$(date +%s)
+ctest --test-dir build --output-on-failure -j 2 -LE '^(asan|tsan|fuzz)$' "$@" || status=$?
+step "ctest (main build)" "$t"
+
+t=$(date +%s)
 rc=0
 ./scripts/test_minimal.sh build-minimal || rc=$?
 if [ "$rc" -eq 77 ]; then
@@ -19,4 +44,19 @@ elif [ "$rc" -ne 0 ]; then
     echo "test.sh: the build without UCX and PMIx FAILED"
     [ "$status" -ne 0 ] || status=$rc
 fi
+step "build and tests without UCX/PMIx" "$t"
+
+# ---- sanitizer step ----
+# The sanitized builds (ctest labels asan, tsan, fuzz: asan_api, netns_asan,
+# tsan_threads, store.fuzz), apart from the timings above.
+# (scripts/test_sanitized.sh's groups are to join this step.)
+t=$(date +%s)
+ctest --test-dir build --output-on-failure -j 2 -L '^(asan|tsan|fuzz)$' "$@" || {
+    rc=$?
+    [ "$status" -ne 0 ] || status=$rc
+}
+step "sanitizer tests" "$t"
+# ---- end of the sanitizer step ----
+
+echo "test.sh: times:$times"
 exit "$status"

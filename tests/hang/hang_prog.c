@@ -1,6 +1,7 @@
 /*
  * Programs that hang on purpose, for the hang reports (tests/hang), and one
- * that does not. Usage: hang_prog CASE [MARK]; MARK only tags the processes.
+ * that does not. Usage: hang_prog CASE [MARK [STOP]]; MARK only tags the
+ * processes.
  *   barrier-missing  the last PE waits on a flag nobody sets while the
  *                    others are in shmem_barrier_all
  *   wait-global      PE 0 waits on a global flag nobody sets; the others
@@ -10,13 +11,14 @@
  *   lock-held        PE 0 takes a lock and waits on a flag nobody sets; the
  *                    others wait for the lock
  *   busy             no hang: a ring of puts and barriers for about two
- *                    seconds, checked; prints "PE n ok" at the end
+ *                    seconds (or until the file STOP exists), checked;
+ *                    prints "PE n ok" at the end
  *   frozen           barriers in a loop; each PE prints "PE n pid P" first
  *                    (the test stops the last PE with SIGSTOP)
  *   sleep            no hang: each PE prints "PE n sleeping" and sleeps 2 s
  *                    with sleep(3), which a signal taken on this thread
- *                    would cut short, again until the file HANG_PROG_STOP
- *                    names exists; prints "PE n slept the full 2 s, N times"
+ *                    would cut short, again until the stop file (argv[3])
+ *                    exists; prints "PE n slept the full 2 s, N times"
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,7 +81,11 @@ int main(int argc, char **argv)
         /* Each round every PE puts (round, me) into its right neighbour's
          * slot, and checks what its left neighbour put. */
         const int right = (me + 1) % npes, left = (me + npes - 1) % npes;
-        const double end = now_s() + 2.0;
+        /* With a stop file (argv[3]) the rounds go on until it exists (at
+         * most 60 s): the caller's requests then all land while it runs, however
+         * loaded the machine. Without one, about two seconds. */
+        const char *stop = argc > 3 ? argv[3] : NULL;
+        const double end = now_s() + (stop ? 60.0 : 2.0);
         long round = 0, bad = 0;
         int done = 0;
         while (!done) {
@@ -92,7 +98,7 @@ int main(int argc, char **argv)
             /* PE 0 decides when to stop, so every PE runs the same rounds. */
             static int stop_all;
             if (me == 0)
-                stop_all = now_s() > end;
+                stop_all = now_s() > end || (stop && access(stop, F_OK) == 0);
             shmem_barrier_all();
             done = shmem_int_g(&stop_all, 0);
             shmem_barrier_all();
@@ -106,9 +112,9 @@ int main(int argc, char **argv)
         for (;;)
             shmem_barrier_all();
     } else if (strcmp(c, "sleep") == 0) {
-        /* Rounds of sleep(2) until the file HANG_PROG_STOP names exists
-         * (at most 30), so the requests always find the PE asleep. */
-        const char *stop = getenv("HANG_PROG_STOP");
+        /* Rounds of sleep(2) until the stop file (argv[3]) exists (at most
+         * 30), so the requests always find the PE asleep. */
+        const char *stop = argc > 3 ? argv[3] : NULL;
         printf("PE %d sleeping\n", me);
         fflush(stdout);
         int rounds = 0, cut = 0;

@@ -71,17 +71,23 @@ signal)
     # every PE is in sleep(2), which must not be cut short.
     ready='^PE [0-9]+ started$' gap=0.3
     [ "$CASE" = sleep ] && ready='^PE [0-9]+ sleeping$' gap=0.15
-    HANG_PROG_STOP=$TMP/stop start_bg "$NP" "$ready" -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK"
+    start_bg "$NP" "$ready" -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK" "$TMP/stop"
     for _ in 1 2 3; do
         sleep "$gap"
         kill -USR1 "$BG"
     done
-    if [ "$CASE" = sleep ]; then # the PEs sleep on until every one has answered
-        wait_lines "$TMP/err" 3 "^shoalrun: received SIGUSR1" &&
-            wait_lines "$TMP/err" "$NP" "^${H}end of hang report of PE" ||
-            echo "run_hang: the reports did not come (the checks below say which)"
-        touch "$TMP/stop"
-    fi
+    # The program runs until $TMP/stop exists: stop it once shoalrun has taken
+    # the three requests, every PE has answered one and every report begun
+    # has ended (at most ~20 s).
+    for _ in $(seq 200); do
+        [ "$(grep -c '^shoalrun: received SIGUSR1' "$TMP/err")" -ge 3 ] &&
+            [ "$(grep -cE "^${H}end of hang report of PE" "$TMP/err")" -ge "$NP" ] &&
+            [ "$(grep -cE "^${H}report of PE" "$TMP/err")" -eq \
+                "$(grep -cE "^${H}end of hang report of PE" "$TMP/err")" ] && break
+        sleep 0.1
+    done
+    sleep 0.5 # a PE's report still on its way
+    touch "$TMP/stop"
     wait_bg
     expect_rc 0
     if [ "$CASE" = sleep ]; then
