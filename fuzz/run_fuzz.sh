@@ -25,7 +25,7 @@ if ! command -v "$cc" >/dev/null 2>&1; then
     exit 1
 fi
 mkdir -p "$work/corpus"
-sources=${SHOAL_FUZZ_SOURCES:-$(ls "$root"/src/bootstrap/store/*.c) $root/src/util/env.c $root/src/util/host.c $root/src/util/log_limit.c $root/src/util/status.c}
+sources=${SHOAL_FUZZ_SOURCES:-$(ls "$root"/src/bootstrap/store/*.c) $root/src/util/env.c $root/src/util/host_identity.c $root/src/util/log_limit.c $root/src/util/status.c}
 # shellcheck disable=SC2086  # the sources, one word each
 "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     -D_GNU_SOURCE -DOPENSSL_API_COMPAT=30000 -DOPENSSL_NO_DEPRECATED \

@@ -10,7 +10,7 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/state.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "util/env.h"
 #include "util/log.h"
 

@@ -5,11 +5,7 @@
 
 #include "api/api.h"
 #include "core/barrier.h"
-#include "core/error.h"
-#include "core/lock.h"
-#include "core/peer.h"
-#include "core/rma.h"
-#include "core/team.h"
+#include "core/dist_lock.h"
 
 SHOAL_API_DEF(void, shmem_fence)(void)
 {
@@ -30,27 +26,12 @@ SHOAL_API_DEF(void, shmem_ctx_quiet)(shmem_ctx_t ctx)
 
 SHOAL_API_DEF(void, shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
-    /* PEs on this host: stores are complete once issued. Others: flush only
-     * the endpoints to them. PE numbers count in the context's team. */
-    int world[64];
-    size_t n = 0;
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    for (size_t i = 0; i < npes; i++) {
-        world[n++] = shoal_ctx_world_pe("shmem_pe_quiet", ctx, target_pes[i]);
-        if (!shoal_pe_valid(world[n - 1]))
-            shoal_fatal("%s: target_pes[%zu] = %d is out of range; valid PEs are 0..%d",
-                        "shmem_pe_quiet", i, target_pes[i], SHOAL_NPES - 1);
-        if (n == 64 || i + 1 == npes) {
-            if (shoal.route.net)
-                shoal_net_pe_quiet("shmem_pe_quiet", world, n);
-            n = 0;
-        }
-    }
+    shoal_pe_quiet(SHOAL_FN, ctx, target_pes, npes);
 }
 
 SHOAL_API_DEF(void, shmem_pe_quiet)(const int *target_pes, size_t npes)
 {
-    pshmem_ctx_pe_quiet(SHMEM_CTX_DEFAULT, target_pes, npes);
+    shoal_pe_quiet(SHOAL_FN, SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 
 SHOAL_API_DEF(void, shmem_set_lock)(long *lock)

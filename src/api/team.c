@@ -1,7 +1,7 @@
 /*
  * The team and context routines of the API: argument checks and queries
  * here, the collective work (slot agreement, making and releasing teams
- * and contexts) in core (src/core/team.c).
+ * and contexts) in core (src/core/team_ctx.c).
  */
 #include <shmem.h>
 

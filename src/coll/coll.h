@@ -17,7 +17,7 @@
 #include "core/alloc.h"
 #include "core/barrier.h"
 #include "core/check.h"
-#include "core/hosts.h"
+#include "core/host_layout.h"
 #include "core/rma.h"
 #include "core/team.h"
 #include "util/env.h"

@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "core/rma.h"
 #include "core/state.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "device/view.h"
 #include "util/env.h"
 #include "util/log.h"

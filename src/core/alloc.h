@@ -20,7 +20,7 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
  * invalid alignment): checks that every PE passed the same arguments and
  * synchronizes, but allocates nothing, so every PE returns NULL together. */
 void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align);
-/* The same for the device symmetric heap (device/heap.h): `device` is an
+/* The same for the device symmetric heap (device/device_heap.h): `device` is an
  * ordinal or SHOAL_DEVICE_DEFAULT. Returns NULL on every PE, after one
  * message, when any PE cannot make or grow its device heap (no driver, no
  * GPU, out of GPU memory); never ends the job for that. */

@@ -71,11 +71,11 @@ SHOAL_AMO_IMPL(64)
 
 _Static_assert(__atomic_always_lock_free(8, 0), "64-bit atomics must be lock-free");
 
-/* An AMO on a PE this PE does not map, through the transport (rma.c). */
+/* An AMO on a PE this PE does not map, through the transport (core/net_path.c). */
 void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
                    const void *operand, const void *compare, void *fetch_p);
 
-/* Every AMO the inline lookup did not map (rma.c): routed in full. */
+/* Every AMO the inline lookup did not map (core/amo_route.c): routed in full. */
 void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,
                       const void *operand, const void *compare, void *fetch_p, int pe);
 

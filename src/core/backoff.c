@@ -14,6 +14,7 @@
 #include "core/hang.h"
 #include "core/state.h"
 #include "transport/shm/shm.h"
+#include "util/clock.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -25,13 +26,6 @@ uint32_t shoal_wait_spin;
 #define SHARE_PEERS_MAX 64
 static int share_peer[SHARE_PEERS_MAX];
 static int share_npeers;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* CPUs the cgroup's quota (cgroup v2 cpu.max, the tightest along the path)
  * lets this process use at once, rounded up; 0 when there is no quota. */
@@ -161,7 +155,7 @@ void shoal_backoff_slow(shoal_backoff_t *b)
     if (shoal_net != NULL && shoal_net->ops->progress(shoal_net) != 0)
         b->yield_start_ns = b->sleep_ns = 0;
     if (b->yield_start_ns == 0) {
-        b->yield_start_ns = now_ns();
+        b->yield_start_ns = shoal_clock_ns();
         if (b->what != NULL && !b->recorded) { /* from now on a hang report shows it */
             shoal_hang_enter(b->what, b->yield_start_ns);
             b->recorded = 1;
@@ -169,7 +163,7 @@ void shoal_backoff_slow(shoal_backoff_t *b)
     }
     if (b->sleep_ns == 0) {
         if ((b->polls & 63) != 0 ||
-            now_ns() - b->yield_start_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {
+            shoal_clock_ns() - b->yield_start_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {
             sched_yield();
             return;
         }
@@ -178,7 +172,7 @@ void shoal_backoff_slow(shoal_backoff_t *b)
     if (shoal_net != NULL) {
         /* Woken early by the network; after serving a request, poll again. */
         if (shoal_net->ops->sleep(shoal_net, b->sleep_ns) != 0) {
-            b->yield_start_ns = now_ns();
+            b->yield_start_ns = shoal_clock_ns();
             b->sleep_ns = 0;
             return;
         }

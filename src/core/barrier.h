@@ -48,4 +48,9 @@ static inline void shoal_fence(const char *fn)
         shoal_net_fence(fn);
 }
 
+/* Completes this PE's operations to `pes` (PE numbers in ctx's team): the
+ * stores to PEs of this host are complete once issued; to others, only the
+ * transport's endpoints to them are flushed (core/net_path.c). */
+void shoal_pe_quiet(const char *fn, shmem_ctx_t ctx, const int *pes, size_t npes);
+
 #endif

@@ -42,7 +42,7 @@ static inline void shoal_check_coll(const char *fn, const shoal_peset_t *set, ui
 /* A transfer of `len` bytes between `remote` (the other PE's buffer, as
  * mapped here) and `local` on this PE: ends the job when they overlap (the
  * spec leaves that undefined). Check mode sends every transfer through the
- * routed path (core/rma.c), so the inline fast path is untouched. */
+ * routed path (core/rma_route.c), so the inline fast path is untouched. */
 void shoal_check_overlap(const char *fn, int is_put, const void *remote, const void *symmetric,
                          const void *local, size_t len, int pe);
 

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "core/peer.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "util/log.h"
 #include "shmemx.h"
 
@@ -75,7 +75,7 @@ static int route_diagnose(const char *fn, const char *what, const void *addr, si
     if (shoal_route_find(rt, pe, addr, len, &w) != SHOAL_ROUTE_ERROR)
         return 0;
     uint64_t off;
-    const int r = shoal_route_row_at(rt, addr, &off);
+    const int r = shoal_route_row_of(rt->row, rt->nrows, addr, &off);
     if (r < 0)
         SHOAL_DIAG("%s: %s %p is not a symmetric address (neither in the symmetric heap nor a "
                    "global or static variable); allocate it with shmem_malloc or make it "

@@ -41,6 +41,7 @@
 #include "bootstrap/launcher_report.h"
 #include "core/hang.h"
 #include "core/state.h"
+#include "util/clock.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/thread.h"
@@ -64,13 +65,6 @@ static pthread_once_t release_once = PTHREAD_ONCE_INIT;
 static int wake_pipe[2] = {-1, -1}; /* made once, kept for the process's life */
 static pthread_t watchdog;
 static int watchdog_running;
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 shoal_hang_pe_t *shoal_hang_pe(int pe)
 {
@@ -185,7 +179,7 @@ void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn)
         return;
     if (kind == SHOAL_HANG_FINALIZE) {
         /* The whole job, in the bootstrap's barrier (which does not back off here). */
-        __atomic_store_n(&r->since_ns, now_ns(), __ATOMIC_RELAXED);
+        __atomic_store_n(&r->since_ns, shoal_clock_ns(), __ATOMIC_RELAXED);
         SET(r->set_start, 0);
         SET(r->set_stride, 1);
         SET(r->set_size, SHOAL_NPES);
@@ -329,7 +323,7 @@ static seen_t *seen; /* [npes * SHOAL_HANG_THREADS] */
 
 static int any_blocked_longer(uint64_t limit_ns, int *pe_p)
 {
-    const uint64_t now = now_ns();
+    const uint64_t now = shoal_clock_ns();
     int found = 0;
     for (int pe = 0; pe < SHOAL_NPES; pe++) {
         if (!shoal_pe_on_host(pe))
@@ -405,7 +399,7 @@ static void await_peer_reports(uint64_t asked_ns, int max_ms)
 static void on_timeout(int pe)
 {
     const unsigned s = shoal_env.hang_timeout;
-    const uint64_t asked_ns = now_ns();
+    const uint64_t asked_ns = shoal_clock_ns();
     ask_host_peers();
     shoal_hang_report(SHOAL_HANG_TIMEOUT, 1);
     if (!shoal_env.hang_abort)
@@ -417,7 +411,7 @@ static void on_timeout(int pe)
              "ending the job (status 124; SHOAL_HANG_ABORT=0 keeps it waiting)",
              SHOAL_MY_PE, pe, s);
     fflush(NULL);
-    __atomic_store_n(&shoal.internal->hang.ended_ns, now_ns(), __ATOMIC_RELEASE);
+    __atomic_store_n(&shoal.internal->hang.ended_ns, shoal_clock_ns(), __ATOMIC_RELEASE);
     shoal.bs.ops->abort(&shoal.bs, 124, msg);
     _exit(124);
 }
@@ -439,7 +433,7 @@ static void follow_host_end(int leader)
     static uint64_t leader_gone_ns;
     if (ended == 0)
         return;
-    const uint64_t now = now_ns();
+    const uint64_t now = shoal_clock_ns();
     pid_t pid = (pid_t)__atomic_load_n(&h->pid, __ATOMIC_RELAXED);
     if (leader_gone_ns == 0 && (pid <= 0 || (kill(pid, 0) != 0 && errno == ESRCH)))
         leader_gone_ns = now;
@@ -480,7 +474,7 @@ static void *watchdog_main(void *arg)
         }
         if (dump) { /* a request that came before finalize is still answered */
             shoal_hang_report(SHOAL_HANG_ASKED, leader);
-            __atomic_store_n(&shoal.internal->hang.reported_ns, now_ns(), __ATOMIC_RELEASE);
+            __atomic_store_n(&shoal.internal->hang.reported_ns, shoal_clock_ns(), __ATOMIC_RELEASE);
         }
         if (quit)
             return NULL;

@@ -108,7 +108,7 @@ void shoal_hang_enter(const shoal_hang_what_t *w, uint64_t now_ns);
  * reads the clock), and shmem_finalize's barrier. */
 void shoal_hang_simple(shoal_hang_kind_t kind, const char *fn);
 void shoal_hang_leave(void);
-/* Which lock this PE holds, so that a report names the holder (lock.c). */
+/* Which lock this PE holds, so that a report names the holder (core/dist_lock.c). */
 void shoal_hang_lock_taken(const long *lock, uint64_t ticket);
 void shoal_hang_lock_released(const long *lock);
 

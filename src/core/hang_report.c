@@ -6,11 +6,9 @@
  * starts with "shoal[PE n] hang: " so that the lines of a job's PEs can be
  * told apart however they interleave, and the report ends with the line
  * SHOAL_HANG_REPORT_END, which shoalrun waits for before it ends a job that
- * timed out. Addresses a record holds are the owning PE's; they are turned
- * into a (row, offset) through that PE's published row bases, then named in
- * this process (same executable, same heap layout): a global's symbol, or
- * the heap offset and the allocation around it. Current values are read
- * through this PE's mapping of the owner's memory.
+ * timed out. Addresses a record holds are the owning PE's; hang_where.h
+ * places and names them (a global's symbol, or the heap offset and the
+ * allocation around it) and reads their current values.
  */
 #include <errno.h>
 #include <signal.h>
@@ -26,10 +24,12 @@
 
 #include "bootstrap/launcher_report.h"
 #include "core/hang.h"
+#include "core/hang_where.h"
 #include "core/state.h"
 #include "core/team.h"
+#include "util/clock.h"
+#include "util/cmp_names.h"
 #include "util/env.h"
-#include "util/symbol.h"
 
 #define REPORT_MAX (64 * 1024)
 #define LIST_MAX 16 /* PEs named in one list before "..." */
@@ -58,162 +58,10 @@ static void line(out_t *o)
     put(o, "shoal[PE %d] hang: ", SHOAL_MY_PE);
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static const char *cmp_name(int cmp)
-{
-    switch (cmp) {
-    case SHMEM_CMP_EQ:
-        return "SHMEM_CMP_EQ";
-    case SHMEM_CMP_NE:
-        return "SHMEM_CMP_NE";
-    case SHMEM_CMP_GT:
-        return "SHMEM_CMP_GT";
-    case SHMEM_CMP_GE:
-        return "SHMEM_CMP_GE";
-    case SHMEM_CMP_LT:
-        return "SHMEM_CMP_LT";
-    case SHMEM_CMP_LE:
-        return "SHMEM_CMP_LE";
-    default:
-        return "?";
-    }
-}
-
 /* "pshmem_x" and "shmem_x" are one call to the reader. */
 static const char *call_name(const char *fn)
 {
     return strncmp(fn, "pshmem_", 7) == 0 ? fn + 1 : fn;
-}
-
-/* ---- addresses ---- */
-
-/* Where the owner's address `addr` is: row and offset, and the pointer at
- * which this process reads the owner's copy (NULL: not mapped here). */
-typedef struct {
-    int row; /* SHOAL_ROUTE_HEAP, SHOAL_ROUTE_GLOBALS, or -1: not symmetric */
-    uint64_t off;
-    const void *ptr;
-} where_t;
-
-static where_t locate(int pe, const shoal_hang_pe_t *h, uint64_t addr, size_t len)
-{
-    where_t w = {-1, 0, NULL};
-    for (int r = 0; r < 2; r++) {
-        uint64_t off = addr - h->row_base[r];
-        if (off < h->row_size[r] && len <= h->row_size[r] - off) {
-            uintptr_t base = pe == SHOAL_MY_PE
-                                 ? shoal.route.row[r].base
-                                 : shoal_route_peer_map(&shoal.route, pe, (unsigned)r);
-            w.row = r;
-            w.off = off;
-            w.ptr = base ? (const void *)(base + off) : NULL;
-            return w;
-        }
-    }
-    if (pe == SHOAL_MY_PE)
-        w.ptr = (const void *)(uintptr_t)addr; /* private memory of this process */
-    return w;
-}
-
-/* The same place in this process's own copy (for names), or NULL. */
-static const void *my_copy(const where_t *w)
-{
-    if (w->row < 0 || w->off >= shoal.route.row[w->row].size)
-        return NULL;
-    return (const void *)(shoal.route.row[w->row].base + w->off);
-}
-
-/* A short name: "flag", "counts+8", "heap+4160", or "ivar" (`fallback`). */
-static void short_name(const where_t *w, const char *fallback, char *out, size_t cap)
-{
-    char sym[96];
-    size_t off;
-    const void *p = my_copy(w);
-    if (w->row == SHOAL_ROUTE_GLOBALS && p != NULL &&
-        shoal_symbol_of(p, sym, sizeof(sym), &off) == 0) {
-        if (off)
-            snprintf(out, cap, "%s+%zu", sym, off);
-        else
-            snprintf(out, cap, "%s", sym);
-        return;
-    }
-    snprintf(out, cap, "%s", fallback);
-}
-
-/* What the address is, in full. */
-static void describe(out_t *o, const where_t *w, uint64_t addr)
-{
-    char sym[96];
-    size_t off;
-    const void *p = my_copy(w);
-    if (w->row == SHOAL_ROUTE_GLOBALS) {
-        if (p != NULL && shoal_symbol_of(p, sym, sizeof(sym), &off) == 0) {
-            put(o, "global '%s'", sym);
-            if (off)
-                put(o, " + %zu bytes", off);
-        } else {
-            put(o, "symmetric global at data offset %llu (no symbol: stripped program?)",
-                (unsigned long long)w->off);
-        }
-        return;
-    }
-    if (w->row == SHOAL_ROUTE_HEAP) {
-        if (w->off < shoal.internal_size) {
-            put(o, "Shoal's internal area, offset %llu", (unsigned long long)w->off);
-            return;
-        }
-        unsigned long long hoff = w->off - shoal.internal_size;
-        const char *start;
-        size_t size;
-        int found = -1;
-        if (pthread_mutex_trylock(&shoal.lock) == 0) {
-            found = shoal_heap_block_around(&shoal.heap, p, &start, &size) == SHOAL_OK;
-            pthread_mutex_unlock(&shoal.lock);
-        }
-        if (found == 1)
-            put(o, "symmetric heap offset %llu, in the allocation of %zu bytes at heap offset %llu",
-                hoff, size, (unsigned long long)(start - shoal.heap.base));
-        else if (found == 0)
-            put(o, "symmetric heap offset %llu, in no allocation (freed?)", hoff);
-        else
-            put(o, "symmetric heap offset %llu", hoff);
-        return;
-    }
-    put(o, "private address %p (not symmetric)", (void *)(uintptr_t)addr);
-}
-
-static int read_value(const void *p, unsigned size, int is_signed, uint64_t *v_p)
-{
-    if (p == NULL)
-        return -1;
-    uint64_t v;
-    switch (size) {
-    case 1: {
-        uint8_t x = __atomic_load_n((const uint8_t *)p, __ATOMIC_RELAXED);
-        v = is_signed ? (uint64_t)(int64_t)(int8_t)x : x;
-        break;
-    }
-    case 2: {
-        uint16_t x = __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
-        v = is_signed ? (uint64_t)(int64_t)(int16_t)x : x;
-        break;
-    }
-    case 4: {
-        uint32_t x = __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);
-        v = is_signed ? (uint64_t)(int64_t)(int32_t)x : x;
-        break;
-    }
-    default:
-        v = __atomic_load_n((const uint64_t *)p, __ATOMIC_RELAXED);
-    }
-    *v_p = v;
-    return 0;
 }
 
 static void put_value(out_t *o, uint64_t v, int is_signed)
@@ -237,7 +85,7 @@ static void team_name(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_ha
         put(o, "the job [PEs 0..%d]", r->set_size - 1);
         return;
     }
-    where_t w = locate(pe, h, r->psync, sizeof(uint64_t));
+    shoal_hang_where_t w = shoal_hang_locate(pe, h, r->psync, sizeof(uint64_t));
     const uint64_t slots = offsetof(shoal_internal_t, team_psync);
     if (w.row == SHOAL_ROUTE_HEAP && w.off >= slots && w.off < shoal.internal_size) {
         uint64_t slot = (w.off - slots) / sizeof(shoal_psync_t);
@@ -249,7 +97,7 @@ static void team_name(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_ha
             put(o, "a team (slot %llu)", (unsigned long long)slot);
     } else {
         char name[128];
-        short_name(&w, "", name, sizeof(name));
+        shoal_hang_short_name(&w, "", name, sizeof(name));
         put(o, "an active set");
         if (name[0])
             put(o, " (pSync %s)", name);
@@ -279,12 +127,12 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
     uint64_t v;
     switch ((shoal_hang_kind_t)r->kind) {
     case SHOAL_HANG_WAIT: {
-        where_t w = locate(pe, h, r->addr, r->dt_size);
-        short_name(&w, "ivar", name, sizeof(name));
-        put(o, "%s(&%s, %s, ", fn, name, cmp_name(r->cmp));
+        shoal_hang_where_t w = shoal_hang_locate(pe, h, r->addr, r->dt_size);
+        shoal_hang_short_name(&w, "ivar", name, sizeof(name));
+        put(o, "%s(&%s, %s, ", fn, name, shoal_cmp_name(r->cmp));
         put_value(o, r->value, r->dt_signed);
         put(o, ")");
-        if (read_value(w.ptr, r->dt_size, r->dt_signed, &v) == 0) {
+        if (shoal_hang_read_value(w.ptr, r->dt_size, r->dt_signed, &v) == 0) {
             put(o, " with %s%s = ", strcmp(name, "ivar") == 0 ? "*" : "", name);
             put_value(o, v, r->dt_signed);
         }
@@ -292,10 +140,10 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
     }
     case SHOAL_HANG_WAIT_SET: {
         static const char *const modes[] = {"all", "any", "some"};
-        where_t w = locate(pe, h, r->addr, r->dt_size);
-        short_name(&w, "ivars", name, sizeof(name));
+        shoal_hang_where_t w = shoal_hang_locate(pe, h, r->addr, r->dt_size);
+        shoal_hang_short_name(&w, "ivars", name, sizeof(name));
         put(o, "%s(%s, nelems %llu, %s, ", fn, name, (unsigned long long)r->nelems,
-            cmp_name(r->cmp));
+            shoal_cmp_name(r->cmp));
         if (r->values)
             put(o, "cmp_values");
         else
@@ -305,8 +153,8 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
             put(o, " with %s = {", name);
             size_t n = r->nelems < 8 ? r->nelems : 8;
             for (size_t i = 0; i < n; i++) {
-                if (read_value((const char *)w.ptr + i * r->dt_size, r->dt_size, r->dt_signed,
-                               &v) == 0) {
+                if (shoal_hang_read_value((const char *)w.ptr + i * r->dt_size, r->dt_size,
+                                          r->dt_signed, &v) == 0) {
                     put(o, i ? ", " : "");
                     put_value(o, v, r->dt_signed);
                 }
@@ -323,18 +171,11 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
             put(o, " with root %d", r->root);
         break;
     case SHOAL_HANG_LOCK: {
-        where_t w = locate(pe, h, r->addr, sizeof(long));
-        short_name(&w, "lock", name, sizeof(name));
+        shoal_hang_where_t w = shoal_hang_locate(pe, h, r->addr, sizeof(long));
+        shoal_hang_short_name(&w, "lock", name, sizeof(name));
         put(o, "%s(&%s) waiting for ticket %llu", fn, name, (unsigned long long)r->value);
         /* The lock word lives on PE 0. */
-        where_t w0 = w;
-        if (w.row >= 0) {
-            uintptr_t base = SHOAL_MY_PE == 0
-                                 ? shoal.route.row[w.row].base
-                                 : shoal_route_peer_map(&shoal.route, 0, (unsigned)w.row);
-            w0.ptr = base ? (const void *)(base + w.off) : NULL;
-        }
-        if (read_value(w0.ptr, 8, 0, &v) == 0)
+        if (shoal_hang_read_value(shoal_hang_on_pe(&w, 0), 8, 0, &v) == 0)
             put(o, ", ticket %u served now (%u handed out)", (unsigned)(uint32_t)v,
                 (unsigned)(v >> 32));
         break;
@@ -353,9 +194,9 @@ static void put_call(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_han
 /* For a barrier or counter wait, what this PE waits for. */
 static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h, const shoal_hang_rec_t *r)
 {
-    where_t w = locate(pe, h, r->addr, sizeof(uint64_t));
+    shoal_hang_where_t w = shoal_hang_locate(pe, h, r->addr, sizeof(uint64_t));
     uint64_t v;
-    int have = read_value(w.ptr, 8, 0, &v) == 0;
+    int have = shoal_hang_read_value(w.ptr, 8, 0, &v) == 0;
     if (r->kind == SHOAL_HANG_BARRIER) {
         int n = r->set_size, dist = 1 << r->round;
         int from = set_pe(r, ((r->set_index - dist) % n + n) % n);
@@ -430,7 +271,8 @@ static int same_sync(int pa, const pe_state_t *a, const shoal_hang_rec_t *ra, in
 {
     if (ra->kind == SHOAL_HANG_FINALIZE || rb->kind == SHOAL_HANG_FINALIZE)
         return ra->kind == rb->kind;
-    where_t wa = locate(pa, a->h, ra->psync, 8), wb = locate(pb, b->h, rb->psync, 8);
+    shoal_hang_where_t wa = shoal_hang_locate(pa, a->h, ra->psync, 8),
+                       wb = shoal_hang_locate(pb, b->h, rb->psync, 8);
     return wa.row >= 0 && wa.row == wb.row && wa.off == wb.off;
 }
 
@@ -634,19 +476,19 @@ static void put_verdict(out_t *o, pe_state_t *states)
         if (!s->mapped || s->nblocked == 0 || s->rec[0].kind != SHOAL_HANG_LOCK)
             continue;
         const shoal_hang_rec_t *r = &s->rec[0];
-        where_t w = locate(p, s->h, r->addr, sizeof(long));
+        shoal_hang_where_t w = shoal_hang_locate(p, s->h, r->addr, sizeof(long));
         int first = 1, waiters[LIST_MAX + 1], nwaiters = 0, holder = -1;
         for (int q = 0; q < SHOAL_NPES; q++) {
             const pe_state_t *t = &states[q];
             if (!t->mapped)
                 continue;
-            where_t held =
-                locate(q, t->h, __atomic_load_n(&t->h->lock_held, __ATOMIC_RELAXED), sizeof(long));
+            shoal_hang_where_t held = shoal_hang_locate(
+                q, t->h, __atomic_load_n(&t->h->lock_held, __ATOMIC_RELAXED), sizeof(long));
             if (t->h->lock_held != 0 && held.row == w.row && held.off == w.off)
                 holder = q;
             if (t->nblocked == 0 || t->rec[0].kind != SHOAL_HANG_LOCK)
                 continue;
-            where_t tw = locate(q, t->h, t->rec[0].addr, sizeof(long));
+            shoal_hang_where_t tw = shoal_hang_locate(q, t->h, t->rec[0].addr, sizeof(long));
             if (tw.row != w.row || tw.off != w.off)
                 continue;
             if (q < p)
@@ -657,7 +499,7 @@ static void put_verdict(out_t *o, pe_state_t *states)
         if (!first)
             continue;
         char name[128];
-        short_name(&w, "the lock", name, sizeof(name));
+        shoal_hang_short_name(&w, "the lock", name, sizeof(name));
         line(o);
         put(o, "verdict: PE%s ", nwaiters > 1 ? "s" : "");
         put_pe_list(o, waiters, nwaiters);
@@ -732,7 +574,7 @@ void shoal_hang_report(shoal_hang_reason_t reason, int verdict)
     put(&o, "report of PE %d of %d (host %s, pid %ld), %s\n", me, npes, host, (long)getpid(),
         reason == SHOAL_HANG_TIMEOUT ? "a PE of this host passed SHOAL_HANG_TIMEOUT"
                                      : "on request (SIGUSR1)");
-    const uint64_t now = now_ns();
+    const uint64_t now = shoal_clock_ns();
     for (int i = 0; i < s->nblocked; i++) {
         const shoal_hang_rec_t *r = &s->rec[i];
         line(&o);
@@ -745,10 +587,13 @@ void shoal_hang_report(shoal_hang_reason_t reason, int verdict)
         put(&o, "\n");
         if (r->kind == SHOAL_HANG_WAIT || r->kind == SHOAL_HANG_WAIT_SET ||
             r->kind == SHOAL_HANG_LOCK) {
-            where_t w = locate(me, s->h, r->addr, r->dt_size ? r->dt_size : 8);
+            shoal_hang_where_t w =
+                shoal_hang_locate(me, s->h, r->addr, r->dt_size ? r->dt_size : 8);
             line(&o);
             put(&o, "    address %p: ", (void *)(uintptr_t)r->addr);
-            describe(&o, &w, r->addr);
+            char what[256];
+            shoal_hang_describe(&w, r->addr, what, sizeof(what));
+            put(&o, "%s", what);
             if (r->dt_size)
                 put(&o, "; %u-byte %s", r->dt_size, r->dt_signed ? "signed" : "unsigned");
             put(&o, "\n");

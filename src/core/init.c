@@ -23,21 +23,22 @@
 #include "core/backoff.h"
 #include "core/barrier.h"
 #include "core/check.h"
+#include "core/dist_lock.h"
 #include "core/error.h"
 #include "core/fault.h"
 #include "core/hang.h"
-#include "core/hosts.h"
+#include "core/host_layout.h"
 #include "core/init.h"
-#include "core/lock.h"
 #include "core/state.h"
 #include "core/pcontrol.h"
 #include "core/team.h"
 #include "core/trace.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "device/view.h"
 #include "mem/route_build.h"
-#include "transport/net.h"
+#include "transport/net_setup.h"
 #include "transport/shm/shm.h"
+#include "util/clock.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -132,13 +133,6 @@ static void print_banner(void)
     fflush(stdout);
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Where shmem_init spent its time, at info level on PE 0 (the others at
  * debug: a thousand copies of one line help nobody). */
 static void log_init_times(const double t[5])
@@ -185,12 +179,12 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal_log_configure(shoal_env.debug_subsys, shoal_env.log_file);
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps in waits should be short */
 
-    t[0] = now_ms();
+    t[0] = shoal_clock_ms();
     step = "starting the bootstrap (finding the job's other PEs)";
     status = bootstrap_once();
     if (status != SHOAL_OK)
         goto out;
-    t[1] = now_ms();
+    t[1] = shoal_clock_ms();
     shoal_log_set_pe(shoal.bs.rank);
     if (shoal.bs.rank == 0)
         shoal_env_warn_typos(); /* once per job */
@@ -216,7 +210,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     if (status != SHOAL_OK)
         goto out_route;
     shoal_backoff_policy_init();
-    t[2] = now_ms();
+    t[2] = shoal_clock_ms();
 
     shoal.internal = (shoal_internal_t *)heap->base;
     step = "setting up the heap allocator";
@@ -232,7 +226,7 @@ shoal_status_t shoal_init(int requested_thread_level)
     status = shoal_net_open(&shoal.bs, shoal.generation, &shoal.route, shoal.node);
     if (status != SHOAL_OK)
         goto out_heap;
-    t[3] = now_ms();
+    t[3] = shoal_clock_ms();
     SHOAL_NPES = shoal.bs.npes;
     shoal_teams_init();
     step = "the final bootstrap barrier";
@@ -243,7 +237,7 @@ shoal_status_t shoal_init(int requested_thread_level)
         shoal_net_close(&shoal.route);
         goto out_heap;
     }
-    t[4] = now_ms();
+    t[4] = shoal_clock_ms();
     log_init_times(t);
     /* From here on the data path is open. */
     shoal.initialized = 1;
@@ -251,8 +245,9 @@ shoal_status_t shoal_init(int requested_thread_level)
     shoal.finalized = 0;
     shoal_trace_init();
     /* Open the inline lookups' table. Tracing and check mode want every RMA,
-     * AMO and signal on the routed path (core/rma.c records and checks them
-     * there), so for them it maps nothing and every inline lookup misses. */
+     * AMO and signal on the routed path (core/rma_route.c, amo_route.c and
+     * signal_route.c record and check them there), so for them it maps
+     * nothing and every inline lookup misses. */
     shoal.route_fast = shoal.route;
     if (shoal_trace_on || shoal_check_on)
         shoal.route_fast.npes = 0;

@@ -22,7 +22,8 @@ static inline int shoal_pe_valid(int pe)
  * Any `pe` may be given (out of range: NULL). */
 SHOAL_INLINE void *shoal_peer_addr(const void *addr, size_t len, int pe)
 {
-    return shoal_route_local(&shoal.route, pe, addr, len);
+    shoal_where_t w;
+    return shoal_route_find(&shoal.route, pe, addr, len, &w) == SHOAL_ROUTE_LOCAL ? w.ptr : NULL;
 }
 
 /* The error branch of shoal_route_pe: says why (pe, addr, len) cannot be

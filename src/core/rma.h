@@ -30,8 +30,14 @@ static inline shoal_remote_t shoal_remote_of(const shoal_where_t *w)
 void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w, void *local,
                    size_t len);
 
-/* Every transfer the inline lookup did not map (rma.c): routed in full, then
- * local (a row past the inline ones), the network, or the error message. */
+/* A local copy that touches GPU memory (a device heap, or a device buffer
+ * of the caller's): the copy engine moves it, complete on return; a failure
+ * ends the job (core/rma_route.c). */
+void shoal_rma_device_copy(const char *fn, void *dst, const void *src, size_t len);
+
+/* Every transfer the inline lookup did not map (core/rma_route.c): routed
+ * in full, then local (a row past the inline ones), the network, or the
+ * error message. */
 void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
                       int pe);
 

@@ -49,9 +49,10 @@ static inline void shoal_signal_update(const char *fn, uint64_t *sig_addr, uint6
                      NULL, pe);
 }
 
-/* What the inline lookup did not map (rma.c): both on another host go to
- * the transport's ordered put-with-signal; data and signal routed
- * differently (one row mapped here, the other not) are ordered here. */
+/* What the inline lookup did not map (core/signal_route.c): both on
+ * another host go to the transport's ordered put-with-signal; data and
+ * signal routed differently (one row mapped here, the other not) are
+ * ordered here. */
 void shoal_put_signal_routed(const char *fn, void *dest, const void *source, size_t len,
                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, int nbi);
 

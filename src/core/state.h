@@ -85,7 +85,8 @@ typedef struct {
     /* What the inline RMA, AMO and signal lookups read: a copy of route made
      * at the end of shmem_init (core/init.c), except that its npes is 0 while
      * tracing, profiling or check mode is on (then every call takes the
-     * routed path, which records and checks it: core/rma.c). */
+     * routed path, which records and checks it: core/rma_route.c,
+     * amo_route.c, signal_route.c). */
     shoal_route_t route_fast;
     int *node; /* [npes]: lowest PE on each PE's host */
 

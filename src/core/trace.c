@@ -27,7 +27,7 @@
 #include "core/pcontrol.h"
 #include "core/state.h"
 #include "core/trace.h"
-#include "transport/net.h"
+#include "transport/net_setup.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/outfile.h"
@@ -146,7 +146,8 @@ static trace_buf_t *thread_buf(void)
 static uint64_t symmetric_key(const void *addr)
 {
     uint64_t off;
-    int row = addr != NULL ? shoal_route_row_at(&shoal.route, addr, &off) : -1;
+    int row =
+        addr != NULL ? shoal_route_row_of(shoal.route.row, shoal.route.nrows, addr, &off) : -1;
     return row < 0 ? 0 : ((uint64_t)(row + 1) << 48) | (off & (((uint64_t)1 << 48) - 1));
 }
 

@@ -5,8 +5,9 @@
  * RMA, AMO and signal routines look their peer up in shoal.route_fast, which
  * is a copy of shoal.route while instrumentation is off. With it on, the
  * copy's npes is 0, so every inline lookup misses and the call takes the
- * out-of-line routed path (core/rma.c), which records it and then does the
- * transfer through the real table. Slower routines (waits, barriers,
+ * out-of-line routed path (core/rma_route.c, amo_route.c,
+ * signal_route.c), which records it and then does the transfer through the
+ * real table. Slower routines (waits, barriers,
  * collectives, allocation) record through SHOAL_TRACE_SCOPE at the API
  * level, at the cost of one predictable branch on entry and one on exit.
  *

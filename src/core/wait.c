@@ -10,11 +10,12 @@
 #include "core/peer.h"
 #include "core/state.h"
 #include "core/wait.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
+#include "util/cmp_names.h"
 
 void shoal_check_cmp(const char *fn, int cmp)
 {
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_GE)
+    if (!shoal_cmp_valid(cmp))
         shoal_fatal("%s: cmp %d is not a comparison; use SHMEM_CMP_EQ, _NE, _GT, _GE, _LT or "
                     "_LE",
                     fn, cmp);

@@ -8,8 +8,9 @@
 #include <shmemx_device.h> /* the comparison and the pause a kernel's wait uses */
 
 #include "device/cuda.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "device/stream.h"
+#include "util/cmp_names.h"
 
 /* The driver and its context for one call; 0, or an error in msg. */
 static shoal_status_t enter(const char *fn, shoal_CUcontext *prev, char *msg, size_t msglen)
@@ -131,7 +132,7 @@ shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_
 shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, uint64_t value,
                                         shoal_CUstream stream, char *msg, size_t msglen)
 {
-    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_GE) {
+    if (!shoal_cmp_valid(cmp)) {
         snprintf(msg, msglen, "%s: cmp %d is not a SHMEM_CMP_* comparison", fn, cmp);
         return SHOAL_ERR_INVALID;
     }

@@ -12,6 +12,7 @@
 
 #include "device/cuda.h"
 #include "device/view.h"
+#include "util/cmp_names.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/thread.h"
@@ -45,12 +46,6 @@ shmemx_dev_mailbox_t *shoal_device_mailbox(void)
 
 /* ---- the monitor: a kernel's report ends the job ------------------------ */
 
-static const char *cmp_text(int cmp)
-{
-    static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
-    return cmp >= 0 && cmp < 6 ? names[cmp] : "?";
-}
-
 static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
 {
     char where[96];
@@ -64,7 +59,7 @@ static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
                  "wait is legitimately long; else the PE that should update that word never "
                  "did",
                  r->pe, r->call, where, (double)r->waited_ns / 1e9, (unsigned long long)r->addr,
-                 cmp_text(r->cmp), (unsigned long long)r->expected, (unsigned long long)r->last,
+                 shoal_cmp_op(r->cmp), (unsigned long long)r->expected, (unsigned long long)r->last,
                  shoal_env.device_wait_timeout);
         break;
     case SHMEMX_DEV_REPORT_UNREACHABLE:

@@ -18,7 +18,7 @@
 
 #include <shmemx.h>
 
-#include "device/heap.h"
+#include "device/device_heap.h"
 
 typedef struct {
     shoal_device_job_t job;

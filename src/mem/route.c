@@ -42,7 +42,8 @@ shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const v
                                         size_t len, shoal_where_t *w)
 {
     uint64_t off;
-    int r = (unsigned)pe < (unsigned)rt->npes ? shoal_route_row_at(rt, addr, &off) : -1;
+    int r =
+        (unsigned)pe < (unsigned)rt->npes ? shoal_route_row_of(rt->row, rt->nrows, addr, &off) : -1;
     if (r < 0 || len > rt->row[r].size - off)
         return SHOAL_ROUTE_ERROR;
     uintptr_t base = shoal_route_peer_map(rt, pe, (unsigned)r);

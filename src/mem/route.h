@@ -6,7 +6,7 @@
  *
  * A row is one kind of symmetric memory with the same local range on every
  * PE: the host heap (row 0), the program's globals (row 1), the device
- * heap (row 2, device/heap.h, kind SHOAL_MEM_DEVICE), and rows left free
+ * heap (row 2, device/device_heap.h, kind SHOAL_MEM_DEVICE), and rows left free
  * for memory registered later. For row r and PE
  * p, peer[p * SHOAL_ROUTE_ROWS + r] is the address at which this process
  * sees p's copy, or 0 when it does not map it (another host, or the row is
@@ -32,7 +32,7 @@
 #define SHOAL_ROUTE_ROWS 8
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
-#define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/heap.h), once made */
+#define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/device_heap.h), once made */
 /* Rows looked up inline by shoal_route_ptr; the others (device heap,
  * registrations) by shoal_route_find_all. */
 #define SHOAL_ROUTE_INLINE_ROWS 2
@@ -108,12 +108,17 @@ static inline uintptr_t shoal_route_peer_map(const shoal_route_t *rt, int pe, un
     return __builtin_expect(base != 0, 1) ? base : shoal_route_peer_map_slow(rt, pe, row);
 }
 
-/* The row whose range holds `addr`, or -1; its offset there in *off_p. */
-static inline int shoal_route_row_at(const shoal_route_t *rt, const void *addr, uint64_t *off_p)
+/* The row lookup, the one every user of the table shares: the first of
+ * `nrows` rows whose range holds `addr` (rt->row and rt->nrows for all of
+ * them, SHOAL_ROUTE_INLINE_ROWS on the fast path), or -1; its offset there
+ * in *off_p. Whether `len` bytes fit from there is the caller's question.
+ * The heap is the likely row. */
+SHOAL_ROUTE_ALWAYS_INLINE int shoal_route_row_of(const shoal_route_row_t *row, unsigned nrows,
+                                                 const void *addr, uint64_t *off_p)
 {
-    for (unsigned r = 0; r < rt->nrows; r++) {
-        uint64_t off = (uintptr_t)addr - rt->row[r].base;
-        if (off < rt->row[r].size) {
+    for (unsigned r = 0; r < nrows; r++) {
+        uint64_t off = (uintptr_t)addr - row[r].base;
+        if (__builtin_expect(off < row[r].size, r == SHOAL_ROUTE_HEAP)) {
             *off_p = off;
             return (int)r;
         }
@@ -134,16 +139,14 @@ SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe,
 {
     if (__builtin_expect((unsigned)pe >= (unsigned)rt->npes, 0))
         return NULL;
-    for (unsigned r = 0; r < SHOAL_ROUTE_INLINE_ROWS; r++) {
-        uint64_t off = (uintptr_t)addr - rt->row[r].base;
-        if (__builtin_expect(off < rt->row[r].size, r == SHOAL_ROUTE_HEAP)) {
-            uintptr_t base = shoal_route_peer_base(rt, pe, r);
-            if (__builtin_expect(len > rt->row[r].size - off || base == 0, 0))
-                return NULL;
-            return (void *)(base + off);
-        }
-    }
-    return NULL;
+    uint64_t off;
+    const int r = shoal_route_row_of(rt->row, SHOAL_ROUTE_INLINE_ROWS, addr, &off);
+    if (r < 0)
+        return NULL;
+    uintptr_t base = shoal_route_peer_base(rt, pe, (unsigned)r);
+    if (__builtin_expect(len > rt->row[r].size - off || base == 0, 0))
+        return NULL;
+    return (void *)(base + off);
 }
 
 /* Routes the `len` bytes at symmetric address `addr` on PE `pe`: a local
@@ -157,14 +160,6 @@ static inline shoal_route_kind_t shoal_route_find(const shoal_route_t *rt, int p
         return SHOAL_ROUTE_LOCAL;
     }
     return shoal_route_find_all(rt, pe, addr, len, w);
-}
-
-/* The local pointer for (pe, addr, len), or NULL (shmem_ptr's answer). */
-SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_local(const shoal_route_t *rt, int pe, const void *addr,
-                                                  size_t len)
-{
-    shoal_where_t w;
-    return shoal_route_find(rt, pe, addr, len, &w) == SHOAL_ROUTE_LOCAL ? w.ptr : NULL;
 }
 
 #endif

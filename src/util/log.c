@@ -27,15 +27,17 @@ static int log_file_failed; /* set once, by the thread whose write failed first 
 /* Subsystems, each named by where its sources live (the first match wins). */
 static const struct {
     const char *name;
-    const char *paths[5];
+    const char *paths[8];
 } subsystems[] = {
     {"bootstrap", {"/bootstrap/"}},
     {"transport", {"/transport/"}},
     {"device", {"/device/"}},
     {"memory", {"/mem/", "core/alloc.c", "core/check_heap.c", "api/mem.c"}},
-    {"coll", {"/coll/", "core/barrier.c", "core/team.c", "api/coll.c", "api/team.c"}},
-    {"rma", {"core/rma.c", "api/rma.c", "api/amo.c", "api/signal.c", "core/wait.c"}},
-    {"init", {"core/init.c", "api/setup.c", "api/init_attr.c", "core/hosts.c"}},
+    {"coll", {"/coll/", "core/barrier.c", "core/team_ctx.c", "api/coll.c", "api/team.c"}},
+    {"rma",
+     {"core/rma_route.c", "core/amo_route.c", "core/signal_route.c", "core/net_path.c", "api/rma.c",
+      "api/amo.c", "api/signal.c", "core/wait.c"}},
+    {"init", {"core/init.c", "api/setup.c", "api/init_attr.c", "core/host_layout.c"}},
     {"core", {"/"}},
 };
 #define NSUBSYS (sizeof(subsystems) / sizeof(subsystems[0]))
@@ -43,7 +45,7 @@ static const struct {
 static unsigned subsys_of(const char *file)
 {
     for (unsigned i = 0; i < NSUBSYS; i++)
-        for (unsigned k = 0; k < 5 && subsystems[i].paths[k] != NULL; k++)
+        for (unsigned k = 0; k < 8 && subsystems[i].paths[k] != NULL; k++)
             if (strstr(file, subsystems[i].paths[k]) != NULL)
                 return i;
     return NSUBSYS - 1;

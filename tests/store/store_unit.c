@@ -14,7 +14,7 @@
 #include "bootstrap/store/config.h"
 #include "bootstrap/store/proto.h"
 #include "bootstrap/store/logic.h"
-#include "util/host.h"
+#include "util/host_identity.h"
 #include "util/log.h"
 
 /* ---- codec --------------------------------------------------------------- */

@@ -16,7 +16,7 @@
 #include <poll.h>
 
 #include "bootstrap/store/join.h"
-#include "util/host.h"
+#include "util/host_identity.h"
 #include "util/log.h"
 
 #define GREET_TIMEOUT_MS 10000 /* greeting and handshake, once connected */

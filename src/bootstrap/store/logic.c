@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "bootstrap/store/logic.h"
-#include "util/host.h"
+#include "util/host_identity.h"
 #include "util/log.h"
 #include "util/log_limit.h"
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "transport/shm/fdpass.h"
+#include "util/clock.h"
 #include "util/log.h"
 
 typedef struct {
@@ -150,13 +151,6 @@ static int try_recv(shoal_fdpass_t *fp, uint64_t seq, const int *peers, const pi
     return 1;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 shoal_status_t shoal_fdpass_exchange(shoal_fdpass_t *fp, uint64_t seq, int fd, const int *peers,
                                      const pid_t *pids, int npeers, int *their_fds,
                                      unsigned timeout_ms, char *msg, size_t msglen)
@@ -170,7 +164,7 @@ shoal_status_t shoal_fdpass_exchange(shoal_fdpass_t *fp, uint64_t seq, int fd, c
     }
     for (int i = 0; i < npeers; i++)
         their_fds[i] = -1;
-    const double deadline = now_ms() + timeout_ms;
+    const double deadline = shoal_clock_ms() + timeout_ms;
     while (nsent < npeers || nrecv < npeers) {
         int progress = 0;
         for (int i = 0; i < npeers; i++) {
@@ -204,7 +198,7 @@ shoal_status_t shoal_fdpass_exchange(shoal_fdpass_t *fp, uint64_t seq, int fd, c
         }
         if (nsent == npeers && nrecv == npeers)
             break;
-        if (now_ms() > deadline) {
+        if (shoal_clock_ms() > deadline) {
             int len = snprintf(msg, msglen,
                                "passing fds between this host's PEs timed out after %u ms; "
                                "not heard from local PE",

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "transport/shm/shm.h"
-#include "util/host.h"
+#include "util/host_identity.h"
 #include "util/log.h"
 
 /* What a PE publishes per present segment. */

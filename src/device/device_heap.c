@@ -1,5 +1,5 @@
 /*
- * The device symmetric heap (see heap.h): setup, growth with the exchange
+ * The device symmetric heap (see device_heap.h): setup, growth with the exchange
  * of every new piece between the PEs of a host, copies through the driver,
  * and teardown.
  */
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "device/cuda.h"
-#include "device/heap.h"
+#include "device/device_heap.h"
 #include "mem/heap.h"
 #include "mem/route_build.h"
 #include "transport/shm/fdpass.h"

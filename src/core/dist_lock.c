@@ -18,9 +18,9 @@
 #include "core/amo.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/dist_lock.h"
 #include "core/error.h"
 #include "core/hang.h"
-#include "core/lock.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the ticket layout assumes little-endian");

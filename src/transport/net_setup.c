@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "transport/net.h"
+#include "transport/net_setup.h"
 #include "transport/ucx/ucx.h"
 #include "util/log.h"
 

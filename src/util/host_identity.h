@@ -2,8 +2,8 @@
  * Which host this process is on, as the PEs compare it: PEs with equal
  * identities share memory (and count as local to each other).
  */
-#ifndef SHOAL_UTIL_HOST_H
-#define SHOAL_UTIL_HOST_H
+#ifndef SHOAL_UTIL_HOST_IDENTITY_H
+#define SHOAL_UTIL_HOST_IDENTITY_H
 
 #include <stddef.h>
 

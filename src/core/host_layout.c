@@ -1,5 +1,5 @@
 /*
- * The hosts of a PE set (hosts.h). Each answer is computed once and kept
+ * The hosts of a PE set (host_layout.h). Each answer is computed once and kept
  * in a list that only grows until finalize; readers walk it without a lock
  * (entries are published with release stores and never change), writers
  * append under a mutex.
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "core/hosts.h"
+#include "core/host_layout.h"
 
 typedef struct hosts_entry {
     struct hosts_entry *next;

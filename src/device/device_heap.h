@@ -24,8 +24,8 @@
  * PEs on other hosts do not see each other's device heaps yet: their entries
  * stay 0, and the data path says so.
  */
-#ifndef SHOAL_DEVICE_HEAP_H
-#define SHOAL_DEVICE_HEAP_H
+#ifndef SHOAL_DEVICE_DEVICE_HEAP_H
+#define SHOAL_DEVICE_DEVICE_HEAP_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /*
  * The hand-over from a host's leader to the other members of its host, for
  * the collectives that move data across the host boundary once per host
- * instead of once per PE (the layout itself is core's: core/hosts.h).
+ * instead of once per PE (the layout itself is core's: core/host_layout.h).
  */
 #include "coll/coll.h"
 #include "core/amo.h"

@@ -1,8 +1,8 @@
 /*
- * Distributed locks over a symmetric long (see lock.c).
+ * Distributed locks over a symmetric long (see dist_lock.c).
  */
-#ifndef SHOAL_CORE_LOCK_H
-#define SHOAL_CORE_LOCK_H
+#ifndef SHOAL_CORE_DIST_LOCK_H
+#define SHOAL_CORE_DIST_LOCK_H
 
 void shoal_lock_set(const char *fn, long *lock);
 int shoal_lock_test(const char *fn, long *lock);

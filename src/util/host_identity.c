@@ -1,12 +1,12 @@
 /*
- * The host identity of this process (see host.h).
+ * The host identity of this process (see host_identity.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "util/env.h"
-#include "util/host.h"
+#include "util/host_identity.h"
 
 void shoal_host_identity(char *out, size_t size)
 {

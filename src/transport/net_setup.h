@@ -1,9 +1,9 @@
 /*
- * Start-up and tear-down of the network transport (net.c). The data path
+ * Start-up and tear-down of the network transport (net_setup.c). The data path
  * uses `shoal_net` (transport.h) and the route table's `net` flag.
  */
-#ifndef SHOAL_TRANSPORT_NET_H
-#define SHOAL_TRANSPORT_NET_H
+#ifndef SHOAL_TRANSPORT_NET_SETUP_H
+#define SHOAL_TRANSPORT_NET_SETUP_H
 
 #include "bootstrap/bootstrap.h"
 #include "mem/route.h"

@@ -4,8 +4,8 @@
  * Answered from the host map made at start-up, once per distinct set, and
  * kept until shmem_finalize.
  */
-#ifndef SHOAL_CORE_HOSTS_H
-#define SHOAL_CORE_HOSTS_H
+#ifndef SHOAL_CORE_HOST_LAYOUT_H
+#define SHOAL_CORE_HOST_LAYOUT_H
 
 #include "core/team.h"
 
