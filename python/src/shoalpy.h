@@ -216,8 +216,11 @@ static inline int shoalpy_parse(shoalpy_sig_t *s, PyObject *const *args, Py_ssiz
                                 PyObject *kwnames, PyObject **out)
 {
     if (SHOAL_PY_LIKELY(kwnames == NULL && nargs >= s->required && nargs <= s->n)) {
-        for (Py_ssize_t i = 0; i < s->n; i++)
-            out[i] = i < nargs ? args[i] : NULL;
+        Py_ssize_t i = 0;
+        for (; i < nargs; i++)
+            out[i] = args[i];
+        for (; i < s->n; i++)
+            out[i] = NULL;
         return 0;
     }
     return shoalpy_parse_kw(s, args, nargs, kwnames, out);
