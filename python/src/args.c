@@ -16,9 +16,11 @@
 /* The interned name objects of s, made once; -1 with an exception set. */
 static int sig_intern(shoalpy_sig_t *s)
 {
-    if (s->kw[0] != NULL || s->n == 0)
+    if (s->n == 0 || s->kw[s->n - 1] != NULL) /* made in order: the last one means all */
         return 0;
     for (int i = 0; i < s->n; i++) {
+        if (s->kw[i] != NULL)
+            continue; /* made by an earlier call that then ran out of memory */
         PyObject *k = PyUnicode_InternFromString(s->names[i]);
         if (k == NULL)
             return -1;
