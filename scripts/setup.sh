@@ -26,6 +26,8 @@ if [ "$lib_only" = 0 ]; then
     # (/usr/bin/python3) for the Python package (python/): headers, NumPy,
     # pytest for its suites, PyTorch (CPU) for shoal.torch and its example.
     need="$need libucx-dev libpmix-dev python3-dev python3-numpy python3-pytest python3-torch"
+    # python3-mypy: type-checks the Python examples against the stubs.
+    need="$need python3-mypy"
     # openssl: the store tests make certificates; clang + libclang-rt-14-dev:
     # the store's libFuzzer target; clang-format: the formatting check
     # (tests/style).

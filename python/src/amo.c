@@ -14,68 +14,104 @@
  */
 #include "shoalpy.h"
 
+/* One AMO: its parameters (dest or source, then cond and value where it takes
+ * them, pe, ctx; the _nbi fetching forms start with fetch), the family named
+ * in a dtype error, and whether it returns the fetched value. */
 typedef struct {
-    const char *name;
-    const char *family; /* for the dtype error */
+    shoalpy_sig_t sig;
+    const char *family;
     unsigned char fetch_arg, cond, value, returns;
 } amo_desc_t;
 
-static const amo_desc_t amo_desc[SHOALPY_AMO_COUNT] = {
-    [SHOALPY_AMO_FETCH] = {"shoal.atomic_fetch", "extended AMO", 0, 0, 0, 1},
-    [SHOALPY_AMO_SET] = {"shoal.atomic_set", "extended AMO", 0, 0, 1, 0},
-    [SHOALPY_AMO_SWAP] = {"shoal.atomic_swap", "extended AMO", 0, 0, 1, 1},
-    [SHOALPY_AMO_COMPARE_SWAP] = {"shoal.atomic_compare_swap", "standard AMO", 0, 1, 1, 1},
-    [SHOALPY_AMO_FETCH_INC] = {"shoal.atomic_fetch_inc", "standard AMO", 0, 0, 0, 1},
-    [SHOALPY_AMO_INC] = {"shoal.atomic_inc", "standard AMO", 0, 0, 0, 0},
-    [SHOALPY_AMO_FETCH_ADD] = {"shoal.atomic_fetch_add", "standard AMO", 0, 0, 1, 1},
-    [SHOALPY_AMO_ADD] = {"shoal.atomic_add", "standard AMO", 0, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_AND] = {"shoal.atomic_fetch_and", "bitwise AMO", 0, 0, 1, 1},
-    [SHOALPY_AMO_AND] = {"shoal.atomic_and", "bitwise AMO", 0, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_OR] = {"shoal.atomic_fetch_or", "bitwise AMO", 0, 0, 1, 1},
-    [SHOALPY_AMO_OR] = {"shoal.atomic_or", "bitwise AMO", 0, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_XOR] = {"shoal.atomic_fetch_xor", "bitwise AMO", 0, 0, 1, 1},
-    [SHOALPY_AMO_XOR] = {"shoal.atomic_xor", "bitwise AMO", 0, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_NBI] = {"shoal.atomic_fetch_nbi", "extended AMO", 1, 0, 0, 0},
-    [SHOALPY_AMO_SWAP_NBI] = {"shoal.atomic_swap_nbi", "extended AMO", 1, 0, 1, 0},
-    [SHOALPY_AMO_COMPARE_SWAP_NBI] = {"shoal.atomic_compare_swap_nbi", "standard AMO", 1, 1, 1, 0},
-    [SHOALPY_AMO_FETCH_INC_NBI] = {"shoal.atomic_fetch_inc_nbi", "standard AMO", 1, 0, 0, 0},
-    [SHOALPY_AMO_FETCH_ADD_NBI] = {"shoal.atomic_fetch_add_nbi", "standard AMO", 1, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_AND_NBI] = {"shoal.atomic_fetch_and_nbi", "bitwise AMO", 1, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_OR_NBI] = {"shoal.atomic_fetch_or_nbi", "bitwise AMO", 1, 0, 1, 0},
-    [SHOALPY_AMO_FETCH_XOR_NBI] = {"shoal.atomic_fetch_xor_nbi", "bitwise AMO", 1, 0, 1, 0},
+#define AMO_SIG(name, required, ...)                                                               \
+    {                                                                                              \
+        "shoal." name, {__VA_ARGS__}, required + 1, required,                                      \
+        {                                                                                          \
+            NULL                                                                                   \
+        }                                                                                          \
+    }
+#define ROW0(name, fam)                                                                            \
+    {                                                                                              \
+        AMO_SIG(name, 2, "dest", "pe", "ctx"), fam, 0, 0, 0, 1                                     \
+    }
+#define ROW0_VOID(name, fam)                                                                       \
+    {                                                                                              \
+        AMO_SIG(name, 2, "dest", "pe", "ctx"), fam, 0, 0, 0, 0                                     \
+    }
+#define ROW1(name, fam, ret)                                                                       \
+    {                                                                                              \
+        AMO_SIG(name, 3, "dest", "value", "pe", "ctx"), fam, 0, 0, 1, ret                          \
+    }
+#define ROW_NBI1(name, fam)                                                                        \
+    {                                                                                              \
+        AMO_SIG(name, 4, "fetch", "dest", "value", "pe", "ctx"), fam, 1, 0, 1, 0                   \
+    }
+
+static amo_desc_t amo_desc[SHOALPY_AMO_COUNT] = {
+    [SHOALPY_AMO_FETCH] = {AMO_SIG("atomic_fetch", 2, "source", "pe", "ctx"), "extended AMO", 0, 0,
+                           0, 1},
+    [SHOALPY_AMO_SET] = ROW1("atomic_set", "extended AMO", 0),
+    [SHOALPY_AMO_SWAP] = ROW1("atomic_swap", "extended AMO", 1),
+    [SHOALPY_AMO_COMPARE_SWAP] = {AMO_SIG("atomic_compare_swap", 4, "dest", "cond", "value", "pe",
+                                          "ctx"),
+                                  "standard AMO", 0, 1, 1, 1},
+    [SHOALPY_AMO_FETCH_INC] = ROW0("atomic_fetch_inc", "standard AMO"),
+    [SHOALPY_AMO_INC] = ROW0_VOID("atomic_inc", "standard AMO"),
+    [SHOALPY_AMO_FETCH_ADD] = ROW1("atomic_fetch_add", "standard AMO", 1),
+    [SHOALPY_AMO_ADD] = ROW1("atomic_add", "standard AMO", 0),
+    [SHOALPY_AMO_FETCH_AND] = ROW1("atomic_fetch_and", "bitwise AMO", 1),
+    [SHOALPY_AMO_AND] = ROW1("atomic_and", "bitwise AMO", 0),
+    [SHOALPY_AMO_FETCH_OR] = ROW1("atomic_fetch_or", "bitwise AMO", 1),
+    [SHOALPY_AMO_OR] = ROW1("atomic_or", "bitwise AMO", 0),
+    [SHOALPY_AMO_FETCH_XOR] = ROW1("atomic_fetch_xor", "bitwise AMO", 1),
+    [SHOALPY_AMO_XOR] = ROW1("atomic_xor", "bitwise AMO", 0),
+    [SHOALPY_AMO_FETCH_NBI] = {AMO_SIG("atomic_fetch_nbi", 3, "fetch", "source", "pe", "ctx"),
+                               "extended AMO", 1, 0, 0, 0},
+    [SHOALPY_AMO_SWAP_NBI] = ROW_NBI1("atomic_swap_nbi", "extended AMO"),
+    [SHOALPY_AMO_COMPARE_SWAP_NBI] = {AMO_SIG("atomic_compare_swap_nbi", 5, "fetch", "dest", "cond",
+                                              "value", "pe", "ctx"),
+                                      "standard AMO", 1, 1, 1, 0},
+    [SHOALPY_AMO_FETCH_INC_NBI] = {AMO_SIG("atomic_fetch_inc_nbi", 3, "fetch", "dest", "pe", "ctx"),
+                                   "standard AMO", 1, 0, 0, 0},
+    [SHOALPY_AMO_FETCH_ADD_NBI] = ROW_NBI1("atomic_fetch_add_nbi", "standard AMO"),
+    [SHOALPY_AMO_FETCH_AND_NBI] = ROW_NBI1("atomic_fetch_and_nbi", "bitwise AMO"),
+    [SHOALPY_AMO_FETCH_OR_NBI] = ROW_NBI1("atomic_fetch_or_nbi", "bitwise AMO"),
+    [SHOALPY_AMO_FETCH_XOR_NBI] = ROW_NBI1("atomic_fetch_xor_nbi", "bitwise AMO"),
 };
 
-static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssize_t nargs)
+static inline PyObject *amo_call(shoalpy_amo_t op, SHOALPY_ARGS)
 {
-    const amo_desc_t *o = &amo_desc[op];
-    const Py_ssize_t fixed = 2 + o->fetch_arg + o->cond + o->value; /* + dest, pe */
+    amo_desc_t *o = &amo_desc[op];
+    const char *fn = o->sig.fn;
+    const int fixed = o->sig.required; /* the last required one is pe; ctx follows */
     int pe, wpe;
     shmem_ctx_t ctx;
     PyArrayObject *dest, *fetch = NULL;
     shoalpy_scalar_t value, cond, result;
-    if (shoalpy_nargs(o->name, nargs, fixed, fixed + 1) != 0 ||
-        shoalpy_pe_ctx_args(args[fixed - 1], nargs > fixed ? args[fixed] : NULL, o->name, &pe, &wpe,
-                            &ctx) != 0)
+    PyObject *a[SHOALPY_MAX_PARAMS];
+    if (shoalpy_parse(&o->sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_pe_ctx_args(a[fixed - 1], a[fixed], fn, &pe, &wpe, &ctx) != 0)
         return NULL;
-    Py_ssize_t i = 0;
-    if (o->fetch_arg && shoalpy_array_arg(args[i++], o->name, "fetch", &fetch) != 0)
+    int i = 0;
+    if (o->fetch_arg && shoalpy_array_arg(a[i++], fn, "fetch", &fetch) != 0)
         return NULL;
-    if (shoalpy_array_arg(args[i++], o->name, "dest", &dest) != 0)
+    const char *dest_name = o->sig.names[i];
+    if (shoalpy_array_arg(a[i++], fn, dest_name, &dest) != 0)
         return NULL;
     const int type = PyArray_TYPE(dest);
     const shoalpy_amo_fn f = shoalpy_types[type].amo[op];
     if (f == NULL)
-        return shoalpy_dtype_error(o->name, dest, o->family), NULL;
-    if (o->cond && shoalpy_to_scalar(args[i++], type, o->name, "cond", &cond) != 0)
+        return shoalpy_dtype_error(fn, dest, o->family), NULL;
+    if (o->cond && shoalpy_to_scalar(a[i++], type, fn, "cond", &cond) != 0)
         return NULL;
-    if (o->value && shoalpy_to_scalar(args[i++], type, o->name, "value", &value) != 0)
+    if (o->value && shoalpy_to_scalar(a[i++], type, fn, "value", &value) != 0)
         return NULL;
     const size_t size = (size_t)PyArray_ITEMSIZE(dest);
     void *dp = PyArray_DATA(dest);
-    if (shoalpy_check_addr(o->name, "dest", dp, size, wpe) != 0)
+    if (shoalpy_check_addr(fn, dest_name, dp, size, wpe) != 0)
         return NULL;
     if (((uintptr_t)dp & (size - 1)) != 0) {
-        PyErr_Format(PyExc_ValueError, "%s: dest is not aligned to its %zu-byte type", o->name,
+        PyErr_Format(PyExc_ValueError, "%s: %s is not aligned to its %zu-byte type", fn, dest_name,
                      size);
         return NULL;
     }
@@ -83,8 +119,8 @@ static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssi
     if (fetch != NULL) {
         if (PyArray_TYPE(fetch) != type || !PyArray_ISWRITEABLE(fetch) || PyArray_SIZE(fetch) < 1) {
             PyErr_Format(PyExc_TypeError,
-                         "%s: fetch must be a writable array of dest's dtype with an element",
-                         o->name);
+                         "%s: fetch must be a writable array of %s's dtype with an element", fn,
+                         dest_name);
             return NULL;
         }
         fp = PyArray_DATA(fetch);
@@ -96,9 +132,9 @@ static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssi
 }
 
 #define DEF_AMO(name, OP)                                                                          \
-    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)               \
+    static PyObject *py_##name(PyObject *m, SHOALPY_ARGS)                                          \
     {                                                                                              \
-        return amo_call(SHOALPY_AMO_##OP, args, nargs);                                            \
+        return amo_call(SHOALPY_AMO_##OP, args, nargs, kwnames);                                   \
     }
 DEF_AMO(fetch, FETCH)
 DEF_AMO(set, SET)
@@ -123,29 +159,44 @@ DEF_AMO(fetch_and_nbi, FETCH_AND_NBI)
 DEF_AMO(fetch_or_nbi, FETCH_OR_NBI)
 DEF_AMO(fetch_xor_nbi, FETCH_XOR_NBI)
 
-#define AMO_ENTRY(name, doc) SHOALPY_FASTCALL("atomic_" #name, py_##name, doc)
+/* The doc of each: its text signature, then what it does. */
+#define AMO_ENTRY(name, sig, doc)                                                                  \
+    SHOALPY_FASTCALL("atomic_" #name, py_##name, "atomic_" #name sig "\n--\n\n" doc)
 PyMethodDef shoalpy_amo_methods[] = {
-    AMO_ENTRY(fetch, "atomic_fetch(source, pe, ctx=None) -> source[0] on pe."),
-    AMO_ENTRY(set, "atomic_set(dest, value, pe, ctx=None)."),
-    AMO_ENTRY(swap, "atomic_swap(dest, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(compare_swap, "atomic_compare_swap(dest, cond, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(fetch_inc, "atomic_fetch_inc(dest, pe, ctx=None) -> old value."),
-    AMO_ENTRY(inc, "atomic_inc(dest, pe, ctx=None)."),
-    AMO_ENTRY(fetch_add, "atomic_fetch_add(dest, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(add, "atomic_add(dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_and, "atomic_fetch_and(dest, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(and, "atomic_and(dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_or, "atomic_fetch_or(dest, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(or, "atomic_or(dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_xor, "atomic_fetch_xor(dest, value, pe, ctx=None) -> old value."),
-    AMO_ENTRY(xor, "atomic_xor(dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_nbi, "atomic_fetch_nbi(fetch, source, pe, ctx=None): fetch[0] at quiet."),
-    AMO_ENTRY(swap_nbi, "atomic_swap_nbi(fetch, dest, value, pe, ctx=None)."),
-    AMO_ENTRY(compare_swap_nbi, "atomic_compare_swap_nbi(fetch, dest, cond, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_inc_nbi, "atomic_fetch_inc_nbi(fetch, dest, pe, ctx=None)."),
-    AMO_ENTRY(fetch_add_nbi, "atomic_fetch_add_nbi(fetch, dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_and_nbi, "atomic_fetch_and_nbi(fetch, dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_or_nbi, "atomic_fetch_or_nbi(fetch, dest, value, pe, ctx=None)."),
-    AMO_ENTRY(fetch_xor_nbi, "atomic_fetch_xor_nbi(fetch, dest, value, pe, ctx=None)."),
+    AMO_ENTRY(fetch, "(source, pe, ctx=None)", "Return source[0] on PE pe."),
+    AMO_ENTRY(set, "(dest, value, pe, ctx=None)", "Set dest[0] on PE pe to value."),
+    AMO_ENTRY(swap, "(dest, value, pe, ctx=None)", "Set dest[0] on pe; return the old value."),
+    AMO_ENTRY(compare_swap, "(dest, cond, value, pe, ctx=None)",
+              "Set dest[0] on pe to value if it equals cond; return the old value."),
+    AMO_ENTRY(fetch_inc, "(dest, pe, ctx=None)", "Add 1 to dest[0] on pe; return the old value."),
+    AMO_ENTRY(inc, "(dest, pe, ctx=None)", "Add 1 to dest[0] on pe."),
+    AMO_ENTRY(fetch_add, "(dest, value, pe, ctx=None)",
+              "Add value to dest[0] on pe; return the old value."),
+    AMO_ENTRY(add, "(dest, value, pe, ctx=None)", "Add value to dest[0] on pe."),
+    AMO_ENTRY(fetch_and, "(dest, value, pe, ctx=None)",
+              "dest[0] &= value on pe; return the old value."),
+    AMO_ENTRY(and, "(dest, value, pe, ctx=None)", "dest[0] &= value on pe."),
+    AMO_ENTRY(fetch_or, "(dest, value, pe, ctx=None)",
+              "dest[0] |= value on pe; return the old value."),
+    AMO_ENTRY(or, "(dest, value, pe, ctx=None)", "dest[0] |= value on pe."),
+    AMO_ENTRY(fetch_xor, "(dest, value, pe, ctx=None)",
+              "dest[0] ^= value on pe; return the old value."),
+    AMO_ENTRY(xor, "(dest, value, pe, ctx=None)", "dest[0] ^= value on pe."),
+    AMO_ENTRY(fetch_nbi, "(fetch, source, pe, ctx=None)",
+              "atomic_fetch into fetch[0], complete at the next quiet."),
+    AMO_ENTRY(swap_nbi, "(fetch, dest, value, pe, ctx=None)",
+              "atomic_swap; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(compare_swap_nbi, "(fetch, dest, cond, value, pe, ctx=None)",
+              "atomic_compare_swap; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(fetch_inc_nbi, "(fetch, dest, pe, ctx=None)",
+              "atomic_fetch_inc; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(fetch_add_nbi, "(fetch, dest, value, pe, ctx=None)",
+              "atomic_fetch_add; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(fetch_and_nbi, "(fetch, dest, value, pe, ctx=None)",
+              "atomic_fetch_and; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(fetch_or_nbi, "(fetch, dest, value, pe, ctx=None)",
+              "atomic_fetch_or; the old value is in fetch[0] after the next quiet."),
+    AMO_ENTRY(fetch_xor_nbi, "(fetch, dest, value, pe, ctx=None)",
+              "atomic_fetch_xor; the old value is in fetch[0] after the next quiet."),
     {NULL, NULL, 0, NULL},
 };

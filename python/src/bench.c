@@ -16,12 +16,16 @@ static double now_s(void)
 }
 
 /* _bench_c(op, iters, pe, remote, local) -> seconds per call. */
-static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_bench_c(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal._core._bench_c", 5, "op", "iters", "pe", "remote", "local");
     long long iters, pe;
     PyArrayObject *r, *l;
-    if (shoalpy_nargs("_bench_c", nargs, 5, 5) != 0 || !PyUnicode_Check(args[0]) ||
-        shoalpy_int_arg(args[1], "_bench_c", "iters", &iters) != 0 ||
+    PyObject *a[5];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
+        return NULL;
+    args = a;
+    if (!PyUnicode_Check(args[0]) || shoalpy_int_arg(args[1], "_bench_c", "iters", &iters) != 0 ||
         shoalpy_int_arg(args[2], "_bench_c", "pe", &pe) != 0 ||
         shoalpy_symmetric_arg(args[3], "_bench_c", "remote", (int)pe, &r) != 0 ||
         shoalpy_array_arg(args[4], "_bench_c", "local", &l) != 0)
@@ -53,6 +57,7 @@ static PyObject *py_bench_c(PyObject *m, PyObject *const *args, Py_ssize_t nargs
 
 PyMethodDef shoalpy_bench_methods[] = {
     SHOALPY_FASTCALL("_bench_c", py_bench_c,
+                     "_bench_c(op, iters, pe, remote, local)\n--\n\n"
                      "C timing loop for bench/programs/py_overhead.py (not API)."),
     {NULL, NULL, 0, NULL},
 };

@@ -58,21 +58,22 @@ static int size_error(const char *fn, const char *rule, Py_ssize_t d, Py_ssize_t
     return -1;
 }
 
-static PyObject *py_broadcast(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_broadcast(PyObject *m, SHOALPY_ARGS)
 {
-    const char *fn = "shoal.broadcast";
+    SHOALPY_SIG(sig, "shoal.broadcast", 3, "dest", "source", "root", "team");
+    const char *fn = sig.fn;
     PyArrayObject *d, *s;
     shmem_team_t team;
     long long root;
-    if (shoalpy_nargs(fn, nargs, 3, 4) != 0 ||
-        shoalpy_team_arg(nargs > 3 ? args[3] : NULL, fn, &team) != 0 ||
-        coll_arrays(fn, args[0], args[1], &d, &s) != 0 ||
-        shoalpy_int_arg(args[2], fn, "root", &root) != 0)
+    PyObject *a[4];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_team_arg(a[3], fn, &team) != 0 || coll_arrays(fn, a[0], a[1], &d, &s) != 0 ||
+        shoalpy_int_arg(a[2], fn, "root", &root) != 0)
         return NULL;
     const int n = shmem_team_n_pes(team);
     if (root < 0 || root >= n) {
-        PyErr_Format(shoalpy_error, "%s: PE_root %lld is out of range; the set has %d PEs", fn,
-                     root, n);
+        PyErr_Format(shoalpy_error, "%s: root %lld is out of range; the team has %d PEs", fn, root,
+                     n);
         return NULL;
     }
     if (PyArray_SIZE(d) != PyArray_SIZE(s))
@@ -89,13 +90,20 @@ static PyObject *py_broadcast(PyObject *m, PyObject *const *args, Py_ssize_t nar
 /* collect, fcollect, alltoall: (dest, source, team=None). */
 typedef enum { C_COLLECT, C_FCOLLECT, C_ALLTOALL } gather_t;
 
-static PyObject *gather(const char *fn, gather_t kind, PyObject *const *args, Py_ssize_t nargs)
+static shoalpy_sig_t gather_sigs[] = {
+    [C_COLLECT] = {"shoal.collect", {"dest", "source", "team"}, 3, 2, {NULL}},
+    [C_FCOLLECT] = {"shoal.fcollect", {"dest", "source", "team"}, 3, 2, {NULL}},
+    [C_ALLTOALL] = {"shoal.alltoall", {"dest", "source", "team"}, 3, 2, {NULL}},
+};
+
+static PyObject *gather(gather_t kind, SHOALPY_ARGS)
 {
+    const char *fn = gather_sigs[kind].fn;
     PyArrayObject *d, *s;
     shmem_team_t team;
-    if (shoalpy_nargs(fn, nargs, 2, 3) != 0 ||
-        shoalpy_team_arg(nargs > 2 ? args[2] : NULL, fn, &team) != 0 ||
-        coll_arrays(fn, args[0], args[1], &d, &s) != 0)
+    PyObject *a[3];
+    if (shoalpy_parse(&gather_sigs[kind], args, nargs, kwnames, a) != 0 ||
+        shoalpy_team_arg(a[2], fn, &team) != 0 || coll_arrays(fn, a[0], a[1], &d, &s) != 0)
         return NULL;
     const int n = shmem_team_n_pes(team);
     const Py_ssize_t dn = PyArray_SIZE(d), sn = PyArray_SIZE(s);
@@ -137,30 +145,31 @@ static PyObject *gather(const char *fn, gather_t kind, PyObject *const *args, Py
     return status_result(fn, rc);
 }
 
-static PyObject *py_collect(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_collect(PyObject *m, SHOALPY_ARGS)
 {
-    return gather("shoal.collect", C_COLLECT, args, nargs);
+    return gather(C_COLLECT, args, nargs, kwnames);
 }
-static PyObject *py_fcollect(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_fcollect(PyObject *m, SHOALPY_ARGS)
 {
-    return gather("shoal.fcollect", C_FCOLLECT, args, nargs);
+    return gather(C_FCOLLECT, args, nargs, kwnames);
 }
-static PyObject *py_alltoall(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_alltoall(PyObject *m, SHOALPY_ARGS)
 {
-    return gather("shoal.alltoall", C_ALLTOALL, args, nargs);
+    return gather(C_ALLTOALL, args, nargs, kwnames);
 }
 
-static PyObject *py_alltoalls(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_alltoalls(PyObject *m, SHOALPY_ARGS)
 {
-    const char *fn = "shoal.alltoalls";
+    SHOALPY_SIG(sig, "shoal.alltoalls", 5, "dest", "source", "dst", "sst", "nelems", "team");
+    const char *fn = sig.fn;
     PyArrayObject *d, *s;
     shmem_team_t team;
     long long dst, sst, ne;
-    if (shoalpy_nargs(fn, nargs, 5, 6) != 0 ||
-        shoalpy_team_arg(nargs > 5 ? args[5] : NULL, fn, &team) != 0 ||
-        coll_arrays(fn, args[0], args[1], &d, &s) != 0 ||
-        shoalpy_int_arg(args[2], fn, "dst", &dst) || shoalpy_int_arg(args[3], fn, "sst", &sst) ||
-        shoalpy_int_arg(args[4], fn, "nelems", &ne))
+    PyObject *a[6];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_team_arg(a[5], fn, &team) != 0 || coll_arrays(fn, a[0], a[1], &d, &s) != 0 ||
+        shoalpy_int_arg(a[2], fn, "dst", &dst) || shoalpy_int_arg(a[3], fn, "sst", &sst) ||
+        shoalpy_int_arg(a[4], fn, "nelems", &ne))
         return NULL;
     const int n = shmem_team_n_pes(team);
     if (dst < 1 || sst < 1 || ne < 0) {
@@ -235,73 +244,78 @@ static PyObject *reduce_call(const char *fn, shoalpy_op_t op, PyObject *d_obj, P
     Py_END_ALLOW_THREADS return status_result(fn, rc);
 }
 
-static PyObject *py_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_reduce(PyObject *m, SHOALPY_ARGS)
 {
-    const char *fn = "shoal.reduce";
-    if (shoalpy_nargs(fn, nargs, 3, 4) != 0)
+    SHOALPY_SIG(sig, "shoal.reduce", 3, "dest", "source", "op", "team");
+    const char *fn = sig.fn;
+    PyObject *a[4];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
-    if (!PyUnicode_Check(args[2])) {
+    if (!PyUnicode_Check(a[2])) {
         PyErr_Format(PyExc_TypeError,
                      "%s: op must be a string (and, or, xor, max, min, sum, "
                      "prod)",
                      fn);
         return NULL;
     }
-    const char *name = PyUnicode_AsUTF8(args[2]);
+    const char *name = PyUnicode_AsUTF8(a[2]);
     if (name == NULL)
         return NULL;
     for (int op = 0; op <= SHOALPY_OP_PROD; op++)
         if (strcmp(name, op_names[op]) == 0)
-            return reduce_call(fn, (shoalpy_op_t)op, args[0], args[1], nargs > 3 ? args[3] : NULL);
+            return reduce_call(fn, (shoalpy_op_t)op, a[0], a[1], a[3]);
     PyErr_Format(PyExc_ValueError, "%s: op %R is not one of and, or, xor, max, min, sum, prod", fn,
-                 args[2]);
+                 a[2]);
     return NULL;
 }
 
-static PyObject *py_inscan(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_inscan(PyObject *m, SHOALPY_ARGS)
 {
-    if (shoalpy_nargs("shoal.inscan", nargs, 2, 3) != 0)
+    SHOALPY_SIG(sig, "shoal.inscan", 2, "dest", "source", "team");
+    PyObject *a[3];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
-    return reduce_call("shoal.inscan", SHOALPY_OP_INSCAN, args[0], args[1],
-                       nargs > 2 ? args[2] : NULL);
+    return reduce_call(sig.fn, SHOALPY_OP_INSCAN, a[0], a[1], a[2]);
 }
 
-static PyObject *py_exscan(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_exscan(PyObject *m, SHOALPY_ARGS)
 {
-    if (shoalpy_nargs("shoal.exscan", nargs, 2, 3) != 0)
+    SHOALPY_SIG(sig, "shoal.exscan", 2, "dest", "source", "team");
+    PyObject *a[3];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
-    return reduce_call("shoal.exscan", SHOALPY_OP_EXSCAN, args[0], args[1],
-                       nargs > 2 ? args[2] : NULL);
+    return reduce_call(sig.fn, SHOALPY_OP_EXSCAN, a[0], a[1], a[2]);
 }
 
-static PyObject *py_sync(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_sync(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.sync", 0, "team");
     shmem_team_t team;
-    if (shoalpy_nargs("shoal.sync", nargs, 0, 1) != 0 ||
-        shoalpy_team_arg(nargs > 0 ? args[0] : NULL, "shoal.sync", &team) != 0)
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_team_arg(a[0], "shoal.sync", &team) != 0)
         return NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = shmem_team_sync(team);
     Py_END_ALLOW_THREADS return status_result("shoal.sync", rc);
 }
 
+#define COLL_ENTRY(name, sig, doc) SHOALPY_FASTCALL(#name, py_##name, #name sig "\n--\n\n" doc)
 PyMethodDef shoalpy_coll_methods[] = {
-    SHOALPY_FASTCALL("broadcast", py_broadcast,
-                     "broadcast(dest, source, root, team=None): root's source into every dest."),
-    SHOALPY_FASTCALL("collect", py_collect,
-                     "collect(dest, source, team=None): concatenate every PE's source (sizes "
-                     "may differ) in team order."),
-    SHOALPY_FASTCALL("fcollect", py_fcollect,
-                     "fcollect(dest, source, team=None): concatenate equal-size sources."),
-    SHOALPY_FASTCALL("alltoall", py_alltoall,
-                     "alltoall(dest, source, team=None): block j of source goes to PE j."),
-    SHOALPY_FASTCALL("alltoalls", py_alltoalls,
-                     "alltoalls(dest, source, dst, sst, nelems, team=None): strided alltoall."),
-    SHOALPY_FASTCALL("reduce", py_reduce,
-                     "reduce(dest, source, op, team=None): elementwise op over the team; op is "
-                     "'and', 'or', 'xor', 'max', 'min', 'sum' or 'prod'."),
-    SHOALPY_FASTCALL("inscan", py_inscan, "inscan(dest, source, team=None): inclusive sum scan."),
-    SHOALPY_FASTCALL("exscan", py_exscan, "exscan(dest, source, team=None): exclusive sum scan."),
-    SHOALPY_FASTCALL("sync", py_sync, "sync(team=None): synchronize the team's PEs."),
+    COLL_ENTRY(broadcast, "(dest, source, root, team=None)",
+               "Copy the source of the team's PE root into every PE's dest."),
+    COLL_ENTRY(collect, "(dest, source, team=None)",
+               "Concatenate every PE's source (sizes may differ) into dest, in team order."),
+    COLL_ENTRY(fcollect, "(dest, source, team=None)",
+               "Concatenate equal-size sources into dest, in team order."),
+    COLL_ENTRY(alltoall, "(dest, source, team=None)", "Block j of source goes to team PE j."),
+    COLL_ENTRY(alltoalls, "(dest, source, dst, sst, nelems, team=None)",
+               "Strided alltoall: nelems elements per PE, strides dst and sst in elements."),
+    COLL_ENTRY(reduce, "(dest, source, op, team=None)",
+               "Elementwise op over the team; op is 'and', 'or', 'xor', 'max', 'min', 'sum' or "
+               "'prod'."),
+    COLL_ENTRY(inscan, "(dest, source, team=None)", "Inclusive sum scan over the team."),
+    COLL_ENTRY(exscan, "(dest, source, team=None)", "Exclusive sum scan over the team."),
+    COLL_ENTRY(sync, "(team=None)", "Synchronize the team's PEs (no quiet)."),
     {NULL, NULL, 0, NULL},
 };

@@ -26,18 +26,6 @@ PyObject *shoalpy_error;
 
 /* ---- argument helpers -------------------------------------------------------- */
 
-int shoalpy_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max)
-{
-    if (nargs >= min && nargs <= max)
-        return 0;
-    if (min == max)
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd arguments (%zd given)", fn, min, nargs);
-    else
-        PyErr_Format(PyExc_TypeError, "%s() takes %zd to %zd arguments (%zd given)", fn, min, max,
-                     nargs);
-    return -1;
-}
-
 int shoalpy_array_arg(PyObject *o, const char *fn, const char *what, PyArrayObject **a_p)
 {
     if (PyArray_Check(o)) {
@@ -51,11 +39,25 @@ int shoalpy_array_arg(PyObject *o, const char *fn, const char *what, PyArrayObje
     return -1;
 }
 
+/* The library's advice for memory that is not symmetric speaks of C; a
+ * Python program makes symmetric memory otherwise. */
+static const char c_advice[] = "(neither in the symmetric heap nor a global or static variable); "
+                               "allocate it with shmem_malloc or make it global or static";
+static const char py_advice[] = "(not in the symmetric heap); allocate it with shoal.zeros, "
+                                "shoal.empty (or ones, full, array) or shoal.torch.zeros";
+
 int shoalpy_check_addr(const char *fn, const char *what, const void *addr, size_t len, int pe)
 {
     char msg[1024];
     if (SHOAL_PY_LIKELY(shmemx_addr_check(fn, what, addr, len, pe, msg, sizeof(msg)) == 0))
         return 0;
+    char *c = strstr(msg, c_advice);
+    if (c != NULL && (size_t)(c - msg) + sizeof(py_advice) <= sizeof(msg)) {
+        const size_t tail = strlen(c + sizeof(c_advice) - 1);
+        char rest[sizeof(msg)];
+        memcpy(rest, c + sizeof(c_advice) - 1, tail + 1);
+        snprintf(c, sizeof(msg) - (size_t)(c - msg), "%s%s", py_advice, rest);
+    }
     PyErr_SetString(shoalpy_error, msg);
     return -1;
 }
@@ -119,22 +121,6 @@ int shoalpy_int_arg(PyObject *o, const char *fn, const char *what, long long *ou
         return -1;
     }
     *out = v;
-    return 0;
-}
-
-int shoalpy_cmp_arg(PyObject *o, const char *fn, int *cmp_p)
-{
-    long long c;
-    if (shoalpy_int_arg(o, fn, "cmp", &c) != 0)
-        return -1;
-    if (c < SHMEM_CMP_EQ || c > SHMEM_CMP_GE) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: cmp %lld is not a comparison; use shoal.CMP_EQ, CMP_NE, CMP_GT, "
-                     "CMP_GE, CMP_LT or CMP_LE",
-                     fn, c);
-        return -1;
-    }
-    *cmp_p = (int)c;
     return 0;
 }
 
@@ -299,12 +285,15 @@ static PyTypeObject symbuf_type = {
 /* alloc(shape, dtype, fill): a symmetric array, collective over all PEs.
  * fill is None (empty), or a value every element is set to; every PE has
  * filled its copy before any PE returns. */
-static PyObject *py_alloc(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_alloc(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal._core.alloc", 3, "shape", "dtype", "fill");
     PyArray_Descr *descr = NULL;
     PyArray_Dims shape = {NULL, 0};
-    if (shoalpy_nargs("alloc", nargs, 3, 3) != 0)
+    PyObject *a[3];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
+    args = a; /* the body reads args[0 .. 2] */
     if (!PyArray_IntpConverter(args[0], &shape))
         return NULL;
     if (!PyArray_DescrConverter(args[1], &descr))
@@ -372,10 +361,13 @@ static symbuf_t *symbuf_of(PyObject *a)
     return a != NULL && Py_TYPE(a) == &symbuf_type ? (symbuf_t *)a : NULL;
 }
 
-static PyObject *py_free(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_free(PyObject *m, SHOALPY_ARGS)
 {
-    if (shoalpy_nargs("free", nargs, 1, 1) != 0)
+    SHOALPY_SIG(sig, "shoal.free", 1, "a");
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
+    args = a; /* the body reads args[0] */
     symbuf_t *buf = symbuf_of(args[0]);
     if (buf == NULL) {
         PyErr_SetString(PyExc_ValueError,
@@ -392,11 +384,13 @@ static PyObject *py_free(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
-static PyObject *py_is_symmetric(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_is_symmetric(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.is_symmetric", 1, "a");
     PyArrayObject *a;
-    if (shoalpy_nargs("is_symmetric", nargs, 1, 1) != 0 ||
-        shoalpy_array_arg(args[0], "is_symmetric", "a", &a) != 0)
+    PyObject *arg[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, arg) != 0 ||
+        shoalpy_array_arg(arg[0], sig.fn, "a", &a) != 0)
         return NULL;
     char *lo;
     size_t len;
@@ -410,15 +404,18 @@ static PyObject *py_kept_bytes(PyObject *m, PyObject *unused)
 }
 
 /* peer(a, pe): a's copy on pe, where this process maps it. */
-static PyObject *py_peer(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_peer(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.peer", 2, "a", "pe");
     PyArrayObject *a;
     long long pe;
-    if (shoalpy_nargs("peer", nargs, 2, 2) != 0 || shoalpy_int_arg(args[1], "peer", "pe", &pe))
+    PyObject *arg[2];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, arg) != 0 ||
+        shoalpy_int_arg(arg[1], sig.fn, "pe", &pe))
         return NULL;
     if (pe < INT32_MIN || pe > INT32_MAX)
         pe = -1;
-    if (shoalpy_symmetric_arg(args[0], "shoal.peer", "a", (int)pe, &a) != 0)
+    if (shoalpy_symmetric_arg(arg[0], "shoal.peer", "a", (int)pe, &a) != 0)
         return NULL;
     char *p = shmem_ptr(PyArray_DATA(a), (int)pe);
     if (p == NULL) {
@@ -466,11 +463,13 @@ static PyObject *py_sync_all(PyObject *m, PyObject *unused)
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
-static PyObject *py_pe_accessible(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_pe_accessible(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.pe_accessible", 1, "pe");
     long long pe;
-    if (shoalpy_nargs("pe_accessible", nargs, 1, 1) != 0 ||
-        shoalpy_int_arg(args[0], "pe_accessible", "pe", &pe) != 0)
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_int_arg(a[0], sig.fn, "pe", &pe) != 0)
         return NULL;
     return PyBool_FromLong(pe >= 0 && pe < shmem_n_pes() && shmem_pe_accessible((int)pe));
 }
@@ -482,11 +481,13 @@ static PyObject *py_heap_info(PyObject *m, PyObject *unused)
     return Py_BuildValue("(nnn)", (Py_ssize_t)total, (Py_ssize_t)used, (Py_ssize_t)largest);
 }
 
-static PyObject *py_global_exit(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_global_exit(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.global_exit", 1, "status");
     long long status;
-    if (shoalpy_nargs("global_exit", nargs, 1, 1) != 0 ||
-        shoalpy_int_arg(args[0], "global_exit", "status", &status) != 0)
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_int_arg(a[0], sig.fn, "status", &status) != 0)
         return NULL;
     fflush(NULL);
     shmem_global_exit((int)status);
@@ -504,20 +505,26 @@ static PyObject *py_info(PyObject *m, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     SHOALPY_FASTCALL("alloc", py_alloc,
-                     "alloc(shape, dtype, fill) -> symmetric ndarray (collective)."),
-    SHOALPY_FASTCALL("free", py_free, "free(a): release a symmetric array (collective)."),
-    SHOALPY_FASTCALL("is_symmetric", py_is_symmetric, "is_symmetric(a) -> bool."),
-    SHOALPY_FASTCALL("peer", py_peer, "peer(a, pe) -> view of PE pe's copy of a."),
-    SHOALPY_FASTCALL("pe_accessible", py_pe_accessible, "pe_accessible(pe) -> bool."),
-    SHOALPY_FASTCALL("global_exit", py_global_exit, "global_exit(status): end every PE."),
+                     "alloc(shape, dtype, fill)\n--\n\n"
+                     "A symmetric ndarray (collective); fill None leaves it uninitialized."),
+    SHOALPY_FASTCALL("free", py_free, "free(a)\n--\n\nRelease a symmetric array (collective)."),
+    SHOALPY_FASTCALL("is_symmetric", py_is_symmetric,
+                     "is_symmetric(a)\n--\n\nWhether the array's memory is symmetric."),
+    SHOALPY_FASTCALL("peer", py_peer, "peer(a, pe)\n--\n\nA view of PE pe's copy of a."),
+    SHOALPY_FASTCALL("pe_accessible", py_pe_accessible,
+                     "pe_accessible(pe)\n--\n\nWhether PE pe can be reached."),
+    SHOALPY_FASTCALL("global_exit", py_global_exit,
+                     "global_exit(status)\n--\n\nEnd every PE with the exit status status."),
     {"kept_bytes", py_kept_bytes, METH_NOARGS,
-     "Bytes of arrays collected without shoal.free, kept until finalize."},
-    {"my_pe", py_my_pe, METH_NOARGS, "my_pe() -> this PE's number in TEAM_WORLD."},
-    {"n_pes", py_n_pes, METH_NOARGS, "n_pes() -> the number of PEs."},
-    {"barrier_all", py_barrier_all, METH_NOARGS, "barrier_all(): quiet, then wait for every PE."},
-    {"sync_all", py_sync_all, METH_NOARGS, "sync_all(): wait for every PE (no quiet)."},
-    {"heap_info", py_heap_info, METH_NOARGS, "heap_info() -> (total, used, largest_free)."},
-    {"info", py_info, METH_NOARGS, "info() -> (major, minor, vendor name)."},
+     "kept_bytes()\n--\n\nBytes of arrays collected without shoal.free, kept until finalize."},
+    {"my_pe", py_my_pe, METH_NOARGS, "my_pe()\n--\n\nThis PE's number in TEAM_WORLD."},
+    {"n_pes", py_n_pes, METH_NOARGS, "n_pes()\n--\n\nThe number of PEs."},
+    {"barrier_all", py_barrier_all, METH_NOARGS,
+     "barrier_all()\n--\n\nQuiet, then wait for every PE."},
+    {"sync_all", py_sync_all, METH_NOARGS, "sync_all()\n--\n\nWait for every PE (no quiet)."},
+    {"heap_info", py_heap_info, METH_NOARGS,
+     "heap_info()\n--\n\n(total, used, largest_free) bytes of the symmetric heap."},
+    {"info", py_info, METH_NOARGS, "info()\n--\n\n(major, minor, vendor name)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -593,7 +600,8 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddFunctions(m, shoalpy_sync_methods) < 0 ||
         PyModule_AddFunctions(m, shoalpy_coll_methods) < 0 ||
         PyModule_AddFunctions(m, shoalpy_bench_methods) < 0 ||
-        PyModule_AddFunctions(m, shoalpy_team_methods) < 0 || shoalpy_team_add_types(m) < 0)
+        PyModule_AddFunctions(m, shoalpy_team_methods) < 0 || shoalpy_team_add_types(m) < 0 ||
+        shoalpy_cmp_add_enum(m) < 0)
         goto fail;
     struct {
         const char *name;

@@ -12,8 +12,13 @@
 
 typedef enum { XFER_PUT, XFER_GET, XFER_PUT_NBI, XFER_GET_NBI } xfer_t;
 
-static const char *const xfer_names[] = {"shoal.put", "shoal.get", "shoal.put_nbi",
-                                         "shoal.get_nbi"};
+#define XFER_PARAMS "dest", "source", "pe", "ctx"
+static shoalpy_sig_t xfer_sigs[] = {
+    {"shoal.put", {XFER_PARAMS}, 4, 3, {NULL}},
+    {"shoal.get", {XFER_PARAMS}, 4, 3, {NULL}},
+    {"shoal.put_nbi", {XFER_PARAMS}, 4, 3, {NULL}},
+    {"shoal.get_nbi", {XFER_PARAMS}, 4, 3, {NULL}},
+};
 
 /* The sized strided routine for one element size, or NULL. */
 typedef void (*strided_fn)(shmem_ctx_t, void *, const void *, ptrdiff_t, ptrdiff_t, size_t, int);
@@ -87,19 +92,18 @@ static int same_shape(PyArrayObject *a, PyArrayObject *b)
 }
 
 /* put/get family: (dest, source, pe[, ctx]). */
-static PyObject *xfer(xfer_t kind, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *xfer(xfer_t kind, SHOALPY_ARGS)
 {
-    const char *fn = xfer_names[kind];
+    const char *fn = xfer_sigs[kind].fn;
     const int to_remote = kind == XFER_PUT || kind == XFER_PUT_NBI;
     int pe, wpe;
     shmem_ctx_t ctx;
     PyArrayObject *remote, *local;
-    PyObject *converted = NULL;
-    if (shoalpy_nargs(fn, nargs, 3, 4) != 0 ||
-        shoalpy_pe_ctx_args(args[2], nargs > 3 ? args[3] : NULL, fn, &pe, &wpe, &ctx) != 0)
+    PyObject *converted = NULL, *a[4];
+    if (shoalpy_parse(&xfer_sigs[kind], args, nargs, kwnames, a) != 0 ||
+        shoalpy_pe_ctx_args(a[2], a[3], fn, &pe, &wpe, &ctx) != 0)
         return NULL;
-    PyObject *remote_obj = to_remote ? args[0] : args[1],
-             *local_obj = to_remote ? args[1] : args[0];
+    PyObject *remote_obj = to_remote ? a[0] : a[1], *local_obj = to_remote ? a[1] : a[0];
     if (shoalpy_symmetric_arg(remote_obj, fn, to_remote ? "dest" : "source", wpe, &remote) != 0)
         return NULL;
     if (PyArray_Check(local_obj)) {
@@ -187,9 +191,9 @@ out:
 }
 
 #define DEF_XFER(name, kind)                                                                       \
-    static PyObject *py_##name(PyObject *m, PyObject *const *args, Py_ssize_t nargs)               \
+    static PyObject *py_##name(PyObject *m, SHOALPY_ARGS)                                          \
     {                                                                                              \
-        return xfer(kind, args, nargs);                                                            \
+        return xfer(kind, args, nargs, kwnames);                                                   \
     }
 DEF_XFER(put, XFER_PUT)
 DEF_XFER(get, XFER_GET)
@@ -197,20 +201,22 @@ DEF_XFER(put_nbi, XFER_PUT_NBI)
 DEF_XFER(get_nbi, XFER_GET_NBI)
 
 /* p(dest, value, pe[, ctx]): dest's first element on pe = value. */
-static PyObject *py_p(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_p(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.p", 3, "dest", "value", "pe", "ctx");
     int pe, wpe;
     shmem_ctx_t ctx;
     PyArrayObject *a;
     shoalpy_scalar_t v;
-    if (shoalpy_nargs("shoal.p", nargs, 3, 4) != 0 ||
-        shoalpy_pe_ctx_args(args[2], nargs > 3 ? args[3] : NULL, "shoal.p", &pe, &wpe, &ctx) != 0 ||
-        shoalpy_array_arg(args[0], "shoal.p", "dest", &a) != 0)
+    PyObject *arg[4];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, arg) != 0 ||
+        shoalpy_pe_ctx_args(arg[2], arg[3], "shoal.p", &pe, &wpe, &ctx) != 0 ||
+        shoalpy_array_arg(arg[0], "shoal.p", "dest", &a) != 0)
         return NULL;
     const shoalpy_type_t *t = &shoalpy_types[PyArray_TYPE(a)];
     if (t->p == NULL)
         return shoalpy_dtype_error("shoal.p", a, "standard RMA"), NULL;
-    if (shoalpy_to_scalar(args[1], PyArray_TYPE(a), "shoal.p", "value", &v) != 0 ||
+    if (shoalpy_to_scalar(arg[1], PyArray_TYPE(a), "shoal.p", "value", &v) != 0 ||
         shoalpy_check_addr("shoal.p", "dest", PyArray_DATA(a), (size_t)PyArray_ITEMSIZE(a), wpe))
         return NULL;
     t->p(ctx, PyArray_DATA(a), &v, pe);
@@ -218,15 +224,17 @@ static PyObject *py_p(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* g(source, pe[, ctx]) -> source's first element on pe. */
-static PyObject *py_g(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_g(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.g", 2, "source", "pe", "ctx");
     int pe, wpe;
     shmem_ctx_t ctx;
     PyArrayObject *a;
     shoalpy_scalar_t v;
-    if (shoalpy_nargs("shoal.g", nargs, 2, 3) != 0 ||
-        shoalpy_pe_ctx_args(args[1], nargs > 2 ? args[2] : NULL, "shoal.g", &pe, &wpe, &ctx) != 0 ||
-        shoalpy_array_arg(args[0], "shoal.g", "source", &a) != 0)
+    PyObject *arg[3];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, arg) != 0 ||
+        shoalpy_pe_ctx_args(arg[1], arg[2], "shoal.g", &pe, &wpe, &ctx) != 0 ||
+        shoalpy_array_arg(arg[0], "shoal.g", "source", &a) != 0)
         return NULL;
     const shoalpy_type_t *t = &shoalpy_types[PyArray_TYPE(a)];
     if (t->g == NULL)
@@ -250,18 +258,26 @@ static int signal_arg(PyObject *o, const char *fn, int pe, PyArrayObject **a_p)
 }
 
 /* put_signal(dest, source, sig_addr, signal, sig_op, pe[, ctx]), contiguous. */
-static PyObject *put_signal(const char *fn, int nbi, PyObject *const *args, Py_ssize_t nargs)
+#define PUT_SIGNAL_PARAMS "dest", "source", "sig_addr", "signal", "sig_op", "pe", "ctx"
+static shoalpy_sig_t put_signal_sigs[] = {
+    {"shoal.put_signal", {PUT_SIGNAL_PARAMS}, 7, 6, {NULL}},
+    {"shoal.put_signal_nbi", {PUT_SIGNAL_PARAMS}, 7, 6, {NULL}},
+};
+
+static PyObject *put_signal(int nbi, SHOALPY_ARGS)
 {
+    const char *fn = put_signal_sigs[nbi].fn;
     int pe, wpe;
     shmem_ctx_t ctx;
     PyArrayObject *d, *s, *sig;
     long long signal, op;
-    if (shoalpy_nargs(fn, nargs, 6, 7) != 0 ||
-        shoalpy_pe_ctx_args(args[5], nargs > 6 ? args[6] : NULL, fn, &pe, &wpe, &ctx) != 0 ||
-        shoalpy_symmetric_arg(args[0], fn, "dest", wpe, &d) != 0 ||
-        shoalpy_array_arg(args[1], fn, "source", &s) != 0 || signal_arg(args[2], fn, wpe, &sig) ||
-        shoalpy_int_arg(args[3], fn, "signal", &signal) != 0 ||
-        shoalpy_int_arg(args[4], fn, "sig_op", &op) != 0)
+    PyObject *a[7];
+    if (shoalpy_parse(&put_signal_sigs[nbi], args, nargs, kwnames, a) != 0 ||
+        shoalpy_pe_ctx_args(a[5], a[6], fn, &pe, &wpe, &ctx) != 0 ||
+        shoalpy_symmetric_arg(a[0], fn, "dest", wpe, &d) != 0 ||
+        shoalpy_array_arg(a[1], fn, "source", &s) != 0 || signal_arg(a[2], fn, wpe, &sig) ||
+        shoalpy_int_arg(a[3], fn, "signal", &signal) != 0 ||
+        shoalpy_int_arg(a[4], fn, "sig_op", &op) != 0)
         return NULL;
     if (op != SHMEM_SIGNAL_SET && op != SHMEM_SIGNAL_ADD) {
         PyErr_Format(PyExc_ValueError,
@@ -291,49 +307,60 @@ static PyObject *put_signal(const char *fn, int nbi, PyObject *const *args, Py_s
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
-static PyObject *py_put_signal(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_put_signal(PyObject *m, SHOALPY_ARGS)
 {
-    return put_signal("shoal.put_signal", 0, args, nargs);
+    return put_signal(0, args, nargs, kwnames);
 }
 
-static PyObject *py_put_signal_nbi(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_put_signal_nbi(PyObject *m, SHOALPY_ARGS)
 {
-    return put_signal("shoal.put_signal_nbi", 1, args, nargs);
+    return put_signal(1, args, nargs, kwnames);
 }
 
-static PyObject *py_signal_fetch(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_signal_fetch(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(psig, "shoal.signal_fetch", 1, "sig_addr");
     PyArrayObject *sig;
-    if (shoalpy_nargs("shoal.signal_fetch", nargs, 1, 1) != 0 ||
-        signal_arg(args[0], "shoal.signal_fetch", shmem_my_pe(), &sig) != 0)
+    PyObject *a[1];
+    if (shoalpy_parse(&psig, args, nargs, kwnames, a) != 0 ||
+        signal_arg(a[0], "shoal.signal_fetch", shmem_my_pe(), &sig) != 0)
         return NULL;
     return PyLong_FromUnsignedLongLong(shmem_signal_fetch(PyArray_DATA(sig)));
 }
 
-static PyObject *py_signal_wait_until(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_signal_wait_until(PyObject *m, SHOALPY_ARGS)
 {
-    const char *fn = "shoal.signal_wait_until";
+    SHOALPY_SIG(psig, "shoal.signal_wait_until", 3, "sig_addr", "cmp", "value");
+    const char *fn = psig.fn;
     PyArrayObject *sig;
     int cmp;
     shoalpy_scalar_t v;
-    if (shoalpy_nargs(fn, nargs, 3, 3) != 0 || signal_arg(args[0], fn, shmem_my_pe(), &sig) ||
-        shoalpy_cmp_arg(args[1], fn, &cmp) != 0 ||
-        shoalpy_to_scalar(args[2], NPY_UINT64, fn, "cmp_value", &v) != 0)
+    PyObject *a[3];
+    if (shoalpy_parse(&psig, args, nargs, kwnames, a) != 0 ||
+        signal_arg(a[0], fn, shmem_my_pe(), &sig) || shoalpy_cmp_arg(a[1], fn, &cmp) != 0 ||
+        shoalpy_to_scalar(a[2], NPY_UINT64, fn, "value", &v) != 0)
         return NULL;
     uint64_t r, *sa = PyArray_DATA(sig);
     Py_BEGIN_ALLOW_THREADS r = shmem_signal_wait_until(sa, cmp, v.ull);
     Py_END_ALLOW_THREADS return PyLong_FromUnsignedLongLong(r);
 }
 
-static PyObject *ordering(const char *fn, int quiet, PyObject *const *args, Py_ssize_t nargs)
+static shoalpy_sig_t ordering_sigs[] = {
+    {"shoal.fence", {"ctx"}, 1, 0, {NULL}},
+    {"shoal.quiet", {"ctx"}, 1, 0, {NULL}},
+};
+
+static PyObject *ordering(int quiet, SHOALPY_ARGS)
 {
+    const char *fn = ordering_sigs[quiet].fn;
     shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
-    if (shoalpy_nargs(fn, nargs, 0, 1) != 0)
+    PyObject *a[1];
+    if (shoalpy_parse(&ordering_sigs[quiet], args, nargs, kwnames, a) != 0)
         return NULL;
-    if (nargs == 1 && args[0] != Py_None) {
+    if (a[0] != NULL && a[0] != Py_None) {
         int pe, wpe;
         PyObject *zero = PyLong_FromLong(0);
-        int rc = shoalpy_pe_ctx_args(zero, args[0], fn, &pe, &wpe, &ctx);
+        int rc = shoalpy_pe_ctx_args(zero, a[0], fn, &pe, &wpe, &ctx);
         Py_DECREF(zero);
         if (rc != 0)
             return NULL;
@@ -345,37 +372,49 @@ static PyObject *ordering(const char *fn, int quiet, PyObject *const *args, Py_s
     Py_RETURN_NONE;
 }
 
-static PyObject *py_quiet(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_quiet(PyObject *m, SHOALPY_ARGS)
 {
-    return ordering("shoal.quiet", 1, args, nargs);
+    return ordering(1, args, nargs, kwnames);
 }
 
-static PyObject *py_fence(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_fence(PyObject *m, SHOALPY_ARGS)
 {
-    return ordering("shoal.fence", 0, args, nargs);
+    return ordering(0, args, nargs, kwnames);
 }
 
 PyMethodDef shoalpy_rma_methods[] = {
     SHOALPY_FASTCALL("put", py_put,
-                     "put(dest, source, pe, ctx=None): copy source into symmetric dest on PE pe.\n"
+                     "put(dest, source, pe, ctx=None)\n--\n\n"
+                     "Copy source into the symmetric array dest on PE pe.\n"
                      "Shapes and dtypes must match; non-contiguous arrays move by their strides."),
     SHOALPY_FASTCALL("get", py_get,
-                     "get(dest, source, pe, ctx=None): copy symmetric source on PE pe into dest."),
+                     "get(dest, source, pe, ctx=None)\n--\n\n"
+                     "Copy the symmetric array source on PE pe into dest."),
     SHOALPY_FASTCALL("put_nbi", py_put_nbi,
-                     "put_nbi(dest, source, pe, ctx=None): put that completes at the next quiet."),
+                     "put_nbi(dest, source, pe, ctx=None)\n--\n\n"
+                     "A put that completes at the next quiet."),
     SHOALPY_FASTCALL("get_nbi", py_get_nbi,
-                     "get_nbi(dest, source, pe, ctx=None): get that completes at the next quiet."),
-    SHOALPY_FASTCALL("p", py_p, "p(dest, value, pe, ctx=None): set dest's first element on pe."),
-    SHOALPY_FASTCALL("g", py_g, "g(source, pe, ctx=None) -> source's first element on pe."),
+                     "get_nbi(dest, source, pe, ctx=None)\n--\n\n"
+                     "A get that completes at the next quiet."),
+    SHOALPY_FASTCALL("p", py_p,
+                     "p(dest, value, pe, ctx=None)\n--\n\nSet dest's first element on PE pe."),
+    SHOALPY_FASTCALL("g", py_g,
+                     "g(source, pe, ctx=None)\n--\n\nReturn source's first element on PE pe."),
     SHOALPY_FASTCALL("put_signal", py_put_signal,
-                     "put_signal(dest, source, sig_addr, signal, sig_op, pe, ctx=None): put, then "
-                     "update the uint64 signal sig_addr[0] on pe (SIGNAL_SET or SIGNAL_ADD)."),
+                     "put_signal(dest, source, sig_addr, signal, sig_op, pe, ctx=None)\n--\n\n"
+                     "Put, then update the uint64 signal sig_addr[0] on PE pe (sig_op is "
+                     "SIGNAL_SET or SIGNAL_ADD)."),
     SHOALPY_FASTCALL("put_signal_nbi", py_put_signal_nbi,
-                     "put_signal_nbi(dest, source, sig_addr, signal, sig_op, pe, ctx=None)."),
-    SHOALPY_FASTCALL("signal_fetch", py_signal_fetch, "signal_fetch(sig_addr) -> int."),
+                     "put_signal_nbi(dest, source, sig_addr, signal, sig_op, pe, ctx=None)\n"
+                     "--\n\nput_signal that completes at the next quiet."),
+    SHOALPY_FASTCALL("signal_fetch", py_signal_fetch,
+                     "signal_fetch(sig_addr)\n--\n\nReturn the local signal sig_addr[0]."),
     SHOALPY_FASTCALL("signal_wait_until", py_signal_wait_until,
-                     "signal_wait_until(sig_addr, cmp, value) -> the signal's value."),
-    SHOALPY_FASTCALL("quiet", py_quiet, "quiet(ctx=None): complete every put, AMO and nbi op."),
-    SHOALPY_FASTCALL("fence", py_fence, "fence(ctx=None): order puts to each PE."),
+                     "signal_wait_until(sig_addr, cmp, value)\n--\n\n"
+                     "Block until sig_addr[0] cmp value; return the signal's value. cmp is a "
+                     "string ('==', '>=', ...), a shoal.Cmp or a shoal.CMP_* constant."),
+    SHOALPY_FASTCALL("quiet", py_quiet,
+                     "quiet(ctx=None)\n--\n\nComplete every put, AMO and nbi operation."),
+    SHOALPY_FASTCALL("fence", py_fence, "fence(ctx=None)\n--\n\nOrder puts to each PE."),
     {NULL, NULL, 0, NULL},
 };

@@ -5,12 +5,13 @@
  * job, and the Team and Context types. Each family lives in its own file
  * (rma.c, amo.c, sync.c, coll.c, team.c); module.c holds init and arrays.
  *
- * Every entry point uses the fast-call convention and parses its arguments
- * in C: an array argument is checked with PyArray_Check, its dtype number
- * indexes shoalpy_types[] and the address goes through shmemx_addr_check,
- * which returns the library's own message where the C routine would end the
- * job. Bad input therefore raises before any library call is made, and the
- * library is never left half-way through an operation.
+ * Every entry point uses the fast-call convention with keywords and parses
+ * its arguments with one parser (args.c; positional or keyword, by the names
+ * in its docstring's text signature), then checks them in C: an array argument is checked with
+ * PyArray_Check, its dtype number indexes shoalpy_types[] and the address goes through
+ * shmemx_addr_check, which returns the library's own message where the C routine would end the job.
+ * Bad input therefore raises before any library call is made, and the library is never left
+ * half-way through an operation.
  */
 #ifndef SHOALPY_H
 #define SHOALPY_H
@@ -184,8 +185,55 @@ int shoalpy_to_scalar(PyObject *o, int type_num, const char *fn, const char *wha
                       shoalpy_scalar_t *out);
 PyObject *shoalpy_from_scalar(int type_num, const void *value);
 int shoalpy_int_arg(PyObject *o, const char *fn, const char *what, long long *out);
+/* cmp: an integer (shoal.CMP_EQ, a shoal.Cmp member) or a string ("==", "eq", ...). */
 int shoalpy_cmp_arg(PyObject *o, const char *fn, int *cmp_p);
-int shoalpy_nargs(const char *fn, Py_ssize_t nargs, Py_ssize_t min, Py_ssize_t max);
+/* Adds shoal.Cmp (an IntEnum: EQ, NE, GT, GE, LT, LE) to the module. */
+int shoalpy_cmp_add_enum(PyObject *module);
+
+/* ---- the argument parser (args.c) ----------------------------------------- */
+/* One entry point's parameters, in order, each positional or keyword; the
+ * first `required` must be given, the rest default to NULL (the entry point
+ * treats NULL as the documented default). The names are the ones in the
+ * docstring's text signature and in docs/python.md. `kw` caches the names as
+ * interned strings on the first call with keywords, so CPython's own
+ * (interned) keyword names match by pointer. */
+#define SHOALPY_MAX_PARAMS 8
+typedef struct {
+    const char *fn; /* "shoal.put": named in every message */
+    const char *names[SHOALPY_MAX_PARAMS];
+    unsigned char n, required;
+    PyObject *kw[SHOALPY_MAX_PARAMS];
+} shoalpy_sig_t;
+
+/* The slow path: keywords, or a count out of range (raises naming fn and the
+ * parameter). */
+int shoalpy_parse_kw(shoalpy_sig_t *s, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                     PyObject **out);
+
+/* Fills out[0 .. s->n) with the arguments by position (NULL where not given);
+ * 0, or -1 with TypeError set. Positional calls in range stay inline. */
+static inline int shoalpy_parse(shoalpy_sig_t *s, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames, PyObject **out)
+{
+    if (SHOAL_PY_LIKELY(kwnames == NULL && nargs >= s->required && nargs <= s->n)) {
+        Py_ssize_t i = 0;
+        for (; i < nargs; i++)
+            out[i] = args[i];
+        for (; i < s->n; i++)
+            out[i] = NULL;
+        return 0;
+    }
+    return shoalpy_parse_kw(s, args, nargs, kwnames, out);
+}
+
+/* Declares `static shoalpy_sig_t var` for entry point fn with `required`
+ * required parameters followed by the optional ones. */
+#define SHOALPY_SIG(var, fn, required, ...)                                                        \
+    static shoalpy_sig_t var = {fn,                                                                \
+                                {__VA_ARGS__},                                                     \
+                                sizeof((const char *[]){__VA_ARGS__}) / sizeof(const char *),      \
+                                required,                                                          \
+                                {NULL}}
 /* The extent in bytes an array spans from its lowest byte, and that byte. */
 void shoalpy_extent(PyArrayObject *a, char **lo_p, size_t *len_p);
 
@@ -198,9 +246,15 @@ extern PyMethodDef shoalpy_sync_methods[];
 extern PyMethodDef shoalpy_coll_methods[];
 extern PyMethodDef shoalpy_bench_methods[];
 
+/* A method table row for an entry point taking (self, args, nargs, kwnames).
+ * Its doc starts with the text signature, "name(params)\n--\n\n", so that
+ * inspect.signature and help() show the parameters. */
 #define SHOALPY_FASTCALL(name, fn, doc)                                                            \
     {                                                                                              \
-        name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, doc                                  \
+        name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL | METH_KEYWORDS, doc                  \
     }
+
+/* The fast-call-with-keywords parameter list every entry point has. */
+#define SHOALPY_ARGS PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
 
 #endif

@@ -14,21 +14,21 @@
 typedef enum { W_ONE, W_ALL, W_ANY, W_SOME } wait_kind_t;
 
 typedef struct {
-    const char *name;
+    shoalpy_sig_t sig;
     wait_kind_t kind;
     int vector, test;
 } wait_desc_t;
 
-static PyObject *wait_call(const wait_desc_t *w, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *wait_call(wait_desc_t *w, SHOALPY_ARGS)
 {
-    const char *fn = w->name;
+    const char *fn = w->sig.fn;
     PyArrayObject *ivars, *values = NULL, *status = NULL;
-    PyObject *result = NULL;
+    PyObject *result = NULL, *a[4];
     int cmp;
     shoalpy_scalar_t value;
-    if (shoalpy_nargs(fn, nargs, 3, w->kind == W_ONE ? 3 : 4) != 0 ||
-        shoalpy_array_arg(args[0], fn, w->kind == W_ONE ? "ivar" : "ivars", &ivars) != 0 ||
-        shoalpy_cmp_arg(args[1], fn, &cmp) != 0)
+    if (shoalpy_parse(&w->sig, args, nargs, kwnames, a) != 0 ||
+        shoalpy_array_arg(a[0], fn, w->sig.names[0], &ivars) != 0 ||
+        shoalpy_cmp_arg(a[1], fn, &cmp) != 0)
         return NULL;
     const int type = PyArray_TYPE(ivars);
     const shoalpy_sync_ops_t *ops = shoalpy_types[type].sync;
@@ -48,21 +48,21 @@ static PyObject *wait_call(const wait_desc_t *w, PyObject *const *args, Py_ssize
         return NULL;
     if (w->vector) {
         Py_INCREF(PyArray_DESCR(ivars));
-        values = (PyArrayObject *)PyArray_FromAny(args[2], PyArray_DESCR(ivars), 0, 0,
+        values = (PyArrayObject *)PyArray_FromAny(a[2], PyArray_DESCR(ivars), 0, 0,
                                                   NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
         if (values == NULL)
             return NULL;
         if ((size_t)PyArray_SIZE(values) != n) {
-            PyErr_Format(PyExc_ValueError, "%s: %zu ivars but %zd cmp_values", fn, n,
+            PyErr_Format(PyExc_ValueError, "%s: %zu ivars but %zd values", fn, n,
                          (Py_ssize_t)PyArray_SIZE(values));
             goto out;
         }
-    } else if (shoalpy_to_scalar(args[2], type, fn, "cmp_value", &value) != 0) {
+    } else if (shoalpy_to_scalar(a[2], type, fn, "value", &value) != 0) {
         return NULL;
     }
     const void *vp = w->vector ? PyArray_DATA(values) : (const void *)&value;
-    if (nargs > 3 && args[3] != Py_None) {
-        status = (PyArrayObject *)PyArray_FromAny(args[3], PyArray_DescrFromType(NPY_INT), 1, 1,
+    if (w->kind != W_ONE && a[3] != NULL && a[3] != Py_None) {
+        status = (PyArrayObject *)PyArray_FromAny(a[3], PyArray_DescrFromType(NPY_INT), 1, 1,
                                                   NPY_ARRAY_CARRAY_RO | NPY_ARRAY_FORCECAST, NULL);
         if (status == NULL)
             goto out;
@@ -137,11 +137,20 @@ out:
     return result;
 }
 
+/* W_ONE: (ivar, cmp, value); the others (ivars, cmp, value or values, status=None). */
 #define DEF_WAIT(pyname, KIND, VECTOR, TEST)                                                       \
-    static PyObject *py_##pyname(PyObject *m, PyObject *const *args, Py_ssize_t nargs)             \
+    static PyObject *py_##pyname(PyObject *m, SHOALPY_ARGS)                                        \
     {                                                                                              \
-        static const wait_desc_t w = {"shoal." #pyname, KIND, VECTOR, TEST};                       \
-        return wait_call(&w, args, nargs);                                                         \
+        static wait_desc_t w = {                                                                   \
+            {"shoal." #pyname,                                                                     \
+             {KIND == W_ONE ? "ivar" : "ivars", "cmp", VECTOR ? "values" : "value", "status"},     \
+             KIND == W_ONE ? 3 : 4,                                                                \
+             3,                                                                                    \
+             {NULL}},                                                                              \
+            KIND,                                                                                  \
+            VECTOR,                                                                                \
+            TEST};                                                                                 \
+        return wait_call(&w, args, nargs, kwnames);                                                \
     }
 DEF_WAIT(wait_until, W_ONE, 0, 0)
 DEF_WAIT(wait_until_all, W_ALL, 0, 0)
@@ -159,10 +168,19 @@ DEF_WAIT(test_any_vector, W_ANY, 1, 1)
 DEF_WAIT(test_some_vector, W_SOME, 1, 1)
 
 /* The lock word: a symmetric C long (int64 here) array's first element. */
-static int lock_arg(const char *fn, PyObject *const *args, Py_ssize_t nargs, long **lock_p)
+static shoalpy_sig_t lock_sigs[] = {
+    {"shoal.set_lock", {"lock"}, 1, 1, {NULL}},
+    {"shoal.clear_lock", {"lock"}, 1, 1, {NULL}},
+    {"shoal.test_lock", {"lock"}, 1, 1, {NULL}},
+};
+
+static int lock_arg(int which, SHOALPY_ARGS, long **lock_p)
 {
+    const char *fn = lock_sigs[which].fn;
     PyArrayObject *a;
-    if (shoalpy_nargs(fn, nargs, 1, 1) != 0 || shoalpy_array_arg(args[0], fn, "lock", &a) != 0)
+    PyObject *arg[1];
+    if (shoalpy_parse(&lock_sigs[which], args, nargs, kwnames, arg) != 0 ||
+        shoalpy_array_arg(arg[0], fn, "lock", &a) != 0)
         return -1;
     if (PyArray_TYPE(a) != NPY_LONG) {
         PyErr_Format(PyExc_TypeError, "%s: lock must have dtype int64 (C long)", fn);
@@ -172,52 +190,65 @@ static int lock_arg(const char *fn, PyObject *const *args, Py_ssize_t nargs, lon
     return shoalpy_check_addr(fn, "lock", *lock_p, sizeof(long), 0);
 }
 
-static PyObject *py_set_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_set_lock(PyObject *m, SHOALPY_ARGS)
 {
     long *lock;
-    if (lock_arg("shoal.set_lock", args, nargs, &lock) != 0)
+    if (lock_arg(0, args, nargs, kwnames, &lock) != 0)
         return NULL;
     Py_BEGIN_ALLOW_THREADS shmem_set_lock(lock);
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
-static PyObject *py_clear_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_clear_lock(PyObject *m, SHOALPY_ARGS)
 {
     long *lock;
-    if (lock_arg("shoal.clear_lock", args, nargs, &lock) != 0)
+    if (lock_arg(1, args, nargs, kwnames, &lock) != 0)
         return NULL;
     shmem_clear_lock(lock);
     Py_RETURN_NONE;
 }
 
-static PyObject *py_test_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_test_lock(PyObject *m, SHOALPY_ARGS)
 {
     long *lock;
-    if (lock_arg("shoal.test_lock", args, nargs, &lock) != 0)
+    if (lock_arg(2, args, nargs, kwnames, &lock) != 0)
         return NULL;
     return PyBool_FromLong(shmem_test_lock(lock) == 0);
 }
 
-#define WAIT_ENTRY(name, doc) SHOALPY_FASTCALL(#name, py_##name, doc)
+#define WAIT_ENTRY(name, sig, doc) SHOALPY_FASTCALL(#name, py_##name, #name sig "\n--\n\n" doc)
+#define CMP_DOC                                                                                    \
+    " cmp is a string ('==', '!=', '>', '>=', '<', '<='), a shoal.Cmp or a shoal.CMP_* constant."
+#define STATUS_DOC " status (optional): one int per element, nonzero to exclude it."
 PyMethodDef shoalpy_sync_methods[] = {
-    WAIT_ENTRY(wait_until, "wait_until(ivar, cmp, value): block until ivar[0] cmp value."),
-    WAIT_ENTRY(wait_until_all, "wait_until_all(ivars, cmp, value, status=None)."),
-    WAIT_ENTRY(wait_until_any, "wait_until_any(ivars, cmp, value, status=None) -> index."),
-    WAIT_ENTRY(wait_until_some, "wait_until_some(ivars, cmp, value, status=None) -> indices."),
-    WAIT_ENTRY(wait_until_all_vector, "wait_until_all_vector(ivars, cmp, values, status=None)."),
-    WAIT_ENTRY(wait_until_any_vector,
-               "wait_until_any_vector(ivars, cmp, values, status=None) -> index."),
-    WAIT_ENTRY(wait_until_some_vector,
-               "wait_until_some_vector(ivars, cmp, values, status=None) -> indices."),
-    WAIT_ENTRY(test, "test(ivar, cmp, value) -> bool."),
-    WAIT_ENTRY(test_all, "test_all(ivars, cmp, value, status=None) -> bool."),
-    WAIT_ENTRY(test_any, "test_any(ivars, cmp, value, status=None) -> index or None."),
-    WAIT_ENTRY(test_some, "test_some(ivars, cmp, value, status=None) -> indices."),
-    WAIT_ENTRY(test_all_vector, "test_all_vector(ivars, cmp, values, status=None) -> bool."),
-    WAIT_ENTRY(test_any_vector, "test_any_vector(ivars, cmp, values, status=None) -> index."),
-    WAIT_ENTRY(test_some_vector, "test_some_vector(ivars, cmp, values, status=None) -> indices."),
-    WAIT_ENTRY(set_lock, "set_lock(lock): acquire the distributed lock (blocks)."),
-    WAIT_ENTRY(clear_lock, "clear_lock(lock): release the lock."),
-    WAIT_ENTRY(test_lock, "test_lock(lock) -> True if acquired (never blocks)."),
+    WAIT_ENTRY(wait_until, "(ivar, cmp, value)", "Block until ivar[0] cmp value." CMP_DOC),
+    WAIT_ENTRY(wait_until_all, "(ivars, cmp, value, status=None)",
+               "Block until every element of ivars compares true." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(wait_until_any, "(ivars, cmp, value, status=None)",
+               "Block until an element compares true; return its index." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(wait_until_some, "(ivars, cmp, value, status=None)",
+               "Block until elements compare true; return their indices." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(wait_until_all_vector, "(ivars, cmp, values, status=None)",
+               "wait_until_all with one value per element." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(wait_until_any_vector, "(ivars, cmp, values, status=None)",
+               "wait_until_any with one value per element; return an index." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(wait_until_some_vector, "(ivars, cmp, values, status=None)",
+               "wait_until_some with one value per element; return indices." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test, "(ivar, cmp, value)", "Return whether ivar[0] cmp value." CMP_DOC),
+    WAIT_ENTRY(test_all, "(ivars, cmp, value, status=None)",
+               "Return whether every element compares true." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test_any, "(ivars, cmp, value, status=None)",
+               "Return the index of an element that compares true, or None." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test_some, "(ivars, cmp, value, status=None)",
+               "Return the indices of the elements that compare true." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test_all_vector, "(ivars, cmp, values, status=None)",
+               "test_all with one value per element." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test_any_vector, "(ivars, cmp, values, status=None)",
+               "test_any with one value per element." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(test_some_vector, "(ivars, cmp, values, status=None)",
+               "test_some with one value per element." CMP_DOC STATUS_DOC),
+    WAIT_ENTRY(set_lock, "(lock)", "Acquire the distributed lock (blocks)."),
+    WAIT_ENTRY(clear_lock, "(lock)", "Release the lock."),
+    WAIT_ENTRY(test_lock, "(lock)", "Take the lock if it is free; True if taken (never blocks)."),
     {NULL, NULL, 0, NULL},
 };

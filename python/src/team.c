@@ -73,22 +73,24 @@ static PyObject *team_n_pes(shoalpy_team_obj_t *self, PyObject *unused)
 }
 
 /* translate_pe(pe, dest_team) -> the PE's number in dest_team, or -1. */
-static PyObject *team_translate_pe(shoalpy_team_obj_t *self, PyObject *const *args,
-                                   Py_ssize_t nargs)
+static PyObject *team_translate_pe(shoalpy_team_obj_t *self, SHOALPY_ARGS)
 {
-    const char *fn = "Team.translate_pe";
+    SHOALPY_SIG(sig, "Team.translate_pe", 2, "pe", "dest_team");
+    const char *fn = sig.fn;
     long long pe;
     shmem_team_t dest;
-    if (shoalpy_nargs(fn, nargs, 2, 2) != 0 || team_valid(self, fn) != 0 ||
-        shoalpy_int_arg(args[0], fn, "pe", &pe) != 0)
+    PyObject *a[2];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 || team_valid(self, fn) != 0 ||
+        shoalpy_int_arg(a[0], fn, "pe", &pe) != 0)
         return NULL;
-    if (Py_TYPE(args[1]) != &shoalpy_team_type) {
-        PyErr_Format(PyExc_TypeError, "%s: dest_team must be a shoal.Team", fn);
+    if (Py_TYPE(a[1]) != &shoalpy_team_type) {
+        PyErr_Format(PyExc_TypeError, "%s: dest_team must be a shoal.Team, not %.100s", fn,
+                     Py_TYPE(a[1])->tp_name);
         return NULL;
     }
-    if (team_valid((shoalpy_team_obj_t *)args[1], fn) != 0)
+    if (team_valid((shoalpy_team_obj_t *)a[1], fn) != 0)
         return NULL;
-    dest = ((shoalpy_team_obj_t *)args[1])->team;
+    dest = ((shoalpy_team_obj_t *)a[1])->team;
     if (pe < 0 || pe >= shmem_team_n_pes(self->team))
         return PyLong_FromLong(-1);
     return PyLong_FromLong(shmem_team_translate_pe(self->team, (int)pe, dest));
@@ -113,18 +115,18 @@ static int config_arg(PyObject *o, const char *fn, shmem_team_config_t *c, long 
 }
 
 /* split_strided(start, stride, size, num_contexts=None) -> Team or None. */
-static PyObject *team_split_strided(shoalpy_team_obj_t *self, PyObject *const *args,
-                                    Py_ssize_t nargs)
+static PyObject *team_split_strided(shoalpy_team_obj_t *self, SHOALPY_ARGS)
 {
-    const char *fn = "Team.split_strided";
+    SHOALPY_SIG(sig, "Team.split_strided", 3, "start", "stride", "size", "num_contexts");
+    const char *fn = sig.fn;
     long long start, stride, size;
     shmem_team_config_t conf;
     long mask;
-    if (shoalpy_nargs(fn, nargs, 3, 4) != 0 || team_valid(self, fn) != 0 ||
-        shoalpy_int_arg(args[0], fn, "start", &start) ||
-        shoalpy_int_arg(args[1], fn, "stride", &stride) ||
-        shoalpy_int_arg(args[2], fn, "size", &size) ||
-        config_arg(nargs > 3 ? args[3] : NULL, fn, &conf, &mask) != 0)
+    PyObject *a[4];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 || team_valid(self, fn) != 0 ||
+        shoalpy_int_arg(a[0], fn, "start", &start) ||
+        shoalpy_int_arg(a[1], fn, "stride", &stride) || shoalpy_int_arg(a[2], fn, "size", &size) ||
+        config_arg(a[3], fn, &conf, &mask) != 0)
         return NULL;
     const int n = shmem_team_n_pes(self->team);
     if (size < 1 || start < 0 || start >= n || start + (size - 1) * stride < 0 ||
@@ -153,14 +155,16 @@ static PyObject *team_split_strided(shoalpy_team_obj_t *self, PyObject *const *a
 }
 
 /* split_2d(xrange) -> (xteam, yteam). */
-static PyObject *team_split_2d(shoalpy_team_obj_t *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *team_split_2d(shoalpy_team_obj_t *self, SHOALPY_ARGS)
 {
-    const char *fn = "Team.split_2d";
+    SHOALPY_SIG(sig, "Team.split_2d", 1, "xrange");
+    const char *fn = sig.fn;
     long long xrange;
     shmem_team_config_t xc, yc;
     long xm, ym;
-    if (shoalpy_nargs(fn, nargs, 1, 1) != 0 || team_valid(self, fn) != 0 ||
-        shoalpy_int_arg(args[0], fn, "xrange", &xrange) != 0 || config_arg(NULL, fn, &xc, &xm) ||
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 || team_valid(self, fn) != 0 ||
+        shoalpy_int_arg(a[0], fn, "xrange", &xrange) != 0 || config_arg(NULL, fn, &xc, &xm) ||
         config_arg(NULL, fn, &yc, &ym))
         return NULL;
     if (xrange < 1 || xrange > INT32_MAX) {
@@ -233,12 +237,14 @@ static PyObject *team_exit(shoalpy_team_obj_t *self, PyObject *args)
 static PyObject *ctx_new_obj(shmem_ctx_t c, PyObject *team);
 
 /* create_ctx(options=0) -> Context on this team. */
-static PyObject *team_create_ctx(shoalpy_team_obj_t *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *team_create_ctx(shoalpy_team_obj_t *self, SHOALPY_ARGS)
 {
-    const char *fn = "Team.create_ctx";
+    SHOALPY_SIG(sig, "Team.create_ctx", 0, "options");
+    const char *fn = sig.fn;
     long long options = 0;
-    if (shoalpy_nargs(fn, nargs, 0, 1) != 0 || team_valid(self, fn) != 0 ||
-        (nargs > 0 && shoalpy_int_arg(args[0], fn, "options", &options) != 0))
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 || team_valid(self, fn) != 0 ||
+        (a[0] != NULL && shoalpy_int_arg(a[0], fn, "options", &options) != 0))
         return NULL;
     shmem_ctx_t c;
     if (shmem_team_create_ctx(self->team, (long)options, &c) != 0) {
@@ -260,18 +266,24 @@ static PyObject *team_repr(shoalpy_team_obj_t *self)
 }
 
 static PyMethodDef team_obj_methods[] = {
-    {"my_pe", (PyCFunction)team_my_pe, METH_NOARGS, "my_pe() -> this PE's number in the team."},
-    {"n_pes", (PyCFunction)team_n_pes, METH_NOARGS, "n_pes() -> the team's size."},
+    {"my_pe", (PyCFunction)team_my_pe, METH_NOARGS,
+     "my_pe($self, /)\n--\n\nThis PE's number in the team."},
+    {"n_pes", (PyCFunction)team_n_pes, METH_NOARGS, "n_pes($self, /)\n--\n\nThe team's size."},
     SHOALPY_FASTCALL("translate_pe", team_translate_pe,
-                     "translate_pe(pe, dest_team) -> pe's number in dest_team, or -1."),
+                     "translate_pe($self, pe, dest_team)\n--\n\n"
+                     "Return the number of this team's PE pe in dest_team, or -1."),
     SHOALPY_FASTCALL("split_strided", team_split_strided,
-                     "split_strided(start, stride, size, num_contexts=None) -> Team or None "
-                     "(collective over this team)."),
+                     "split_strided($self, start, stride, size, num_contexts=None)\n--\n\n"
+                     "Return a new Team, or None on PEs not in it (collective over this team)."),
     SHOALPY_FASTCALL("split_2d", team_split_2d,
-                     "split_2d(xrange) -> (xteam, yteam) (collective over this team)."),
-    {"get_config", (PyCFunction)team_get_config, METH_NOARGS, "get_config() -> dict."},
-    {"destroy", (PyCFunction)team_destroy, METH_NOARGS, "destroy(): collective over the team."},
-    SHOALPY_FASTCALL("create_ctx", team_create_ctx, "create_ctx(options=0) -> Context."),
+                     "split_2d($self, xrange)\n--\n\n"
+                     "Return (xteam, yteam) (collective over this team)."),
+    {"get_config", (PyCFunction)team_get_config, METH_NOARGS,
+     "get_config($self, /)\n--\n\nThe team's configuration as a dict."},
+    {"destroy", (PyCFunction)team_destroy, METH_NOARGS,
+     "destroy($self, /)\n--\n\nDestroy the team (collective over the team)."},
+    SHOALPY_FASTCALL("create_ctx", team_create_ctx,
+                     "create_ctx($self, options=0)\n--\n\nA Context on this team."),
     {"__enter__", team_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)team_exit, METH_VARARGS, "Destroys the team (collective)."},
     {NULL, NULL, 0, NULL},
@@ -398,9 +410,12 @@ static PyObject *ctx_get_team(shoalpy_ctx_obj_t *self, void *unused)
 }
 
 static PyMethodDef ctx_obj_methods[] = {
-    {"quiet", (PyCFunction)ctx_quiet, METH_NOARGS, "quiet(): complete this context's operations."},
-    {"fence", (PyCFunction)ctx_fence, METH_NOARGS, "fence(): order this context's puts."},
-    {"destroy", (PyCFunction)ctx_destroy, METH_NOARGS, "destroy(): complete and free (local)."},
+    {"quiet", (PyCFunction)ctx_quiet, METH_NOARGS,
+     "quiet($self, /)\n--\n\nComplete this context's operations."},
+    {"fence", (PyCFunction)ctx_fence, METH_NOARGS,
+     "fence($self, /)\n--\n\nOrder this context's puts."},
+    {"destroy", (PyCFunction)ctx_destroy, METH_NOARGS,
+     "destroy($self, /)\n--\n\nComplete and free the context (local)."},
     {"__enter__", team_enter, METH_NOARGS, NULL},
     {"__exit__", (PyCFunction)ctx_exit, METH_VARARGS, "Completes and destroys the context."},
     {NULL, NULL, 0, NULL},
@@ -415,18 +430,20 @@ PyTypeObject shoalpy_ctx_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "shoal.Context",
     .tp_basicsize = sizeof(shoalpy_ctx_obj_t),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "An OpenSHMEM communication context; pass it as ctx= (last argument).",
+    .tp_doc = "An OpenSHMEM communication context; pass it as ctx= to an RMA or AMO call.",
     .tp_dealloc = (destructor)ctx_dealloc,
     .tp_methods = ctx_obj_methods,
     .tp_getset = ctx_getset,
 };
 
 /* ctx_create(options=0) -> Context on TEAM_WORLD. */
-static PyObject *py_ctx_create(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *py_ctx_create(PyObject *m, SHOALPY_ARGS)
 {
+    SHOALPY_SIG(sig, "shoal.ctx_create", 0, "options");
     long long options = 0;
-    if (shoalpy_nargs("shoal.ctx_create", nargs, 0, 1) != 0 ||
-        (nargs > 0 && shoalpy_int_arg(args[0], "shoal.ctx_create", "options", &options) != 0))
+    PyObject *a[1];
+    if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0 ||
+        (a[0] != NULL && shoalpy_int_arg(a[0], sig.fn, "options", &options) != 0))
         return NULL;
     shmem_ctx_t c;
     if (shmem_ctx_create((long)options, &c) != 0) {
@@ -438,8 +455,8 @@ static PyObject *py_ctx_create(PyObject *m, PyObject *const *args, Py_ssize_t na
 
 PyMethodDef shoalpy_team_methods[] = {
     SHOALPY_FASTCALL("ctx_create", py_ctx_create,
-                     "ctx_create(options=0) -> Context (CTX_SERIALIZED, CTX_PRIVATE, "
-                     "CTX_NOSTORE)."),
+                     "ctx_create(options=0)\n--\n\nA Context on TEAM_WORLD; options is 0 or "
+                     "CTX_SERIALIZED, CTX_PRIVATE, CTX_NOSTORE or'ed together."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -30,7 +30,7 @@ def test_pe_out_of_range(a):
             shoal.p(a, 1, bad)
     with pytest.raises(shoal.Error, match="out of range"):
         shoal.get(np.zeros(4, np.int64), a, NPES)
-    with pytest.raises(shoal.Error, match="PE_root"):
+    with pytest.raises(shoal.Error, match="root .* out of range"):
         shoal.broadcast(a, a, NPES)
 
 
