@@ -72,7 +72,7 @@ static inline PyObject *amo_call(shoalpy_amo_t op, PyObject *const *args, Py_ssi
         return NULL;
     const size_t size = (size_t)PyArray_ITEMSIZE(dest);
     void *dp = PyArray_DATA(dest);
-    if (shoalpy_check_addr(o->name, "dest", dp, size, wpe) != 0)
+    if (shoalpy_check_elem(o->name, "dest", dest, wpe) != 0)
         return NULL;
     if (((uintptr_t)dp & (size - 1)) != 0) {
         PyErr_Format(PyExc_ValueError, "%s: dest is not aligned to its %zu-byte type", o->name,

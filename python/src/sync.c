@@ -169,7 +169,7 @@ static int lock_arg(const char *fn, PyObject *const *args, Py_ssize_t nargs, lon
         return -1;
     }
     *lock_p = PyArray_DATA(a);
-    return shoalpy_check_addr(fn, "lock", *lock_p, sizeof(long), 0);
+    return shoalpy_check_elem(fn, "lock", a, 0);
 }
 
 static PyObject *py_set_lock(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
