@@ -576,10 +576,16 @@ static symbuf_t *symbuf_new(size_t nbytes, PyArray_Dims *shape, PyArray_Descr *d
     buf->ptr = NULL;
     buf->size = size;
     for (int attempt = 0; attempt < 2; attempt++) {
-        void *p;
-        Py_BEGIN_ALLOW_THREADS p = shmem_align(64, size);
-        Py_END_ALLOW_THREADS if (p != NULL)
-        {
+        void *p = NULL;
+        size_t total, used, largest;
+        shmemx_heap_info(&total, &used, &largest); /* the same on every PE */
+        /* A request no free block can hold is not made: the library would
+         * warn to raise SHMEM_SYMMETRIC_SIZE, which may be the wrong advice. */
+        if (largest >= size) {
+            Py_BEGIN_ALLOW_THREADS p = shmem_align(64, size);
+            Py_END_ALLOW_THREADS
+        }
+        if (p != NULL) {
             if (entry_add(p, size, &buf->seq) != 0) {
                 Py_BEGIN_ALLOW_THREADS shmem_free(p); /* every PE fails alike or not */
                 Py_END_ALLOW_THREADS Py_DECREF(buf);
