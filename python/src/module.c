@@ -530,7 +530,7 @@ static void mismatch_error(const char *fn, size_t nbytes, PyArray_Dims *shape, P
     PyObject *shp = PyArray_IntTupleFromIntp(shape->len, shape->ptr);
     PyErr_Format(shoalpy_error,
                  "%s: the PEs asked for different sizes in a collective allocation: this PE "
-                 "(%d) asked for %zu bytes (shape %R, dtype %R); PE 0 for %zu bytes, and "
+                 "(%d) asked for %zu bytes (shape %R, dtype %S); PE 0 for %zu bytes, and "
                  "differing from it %s. Every PE must allocate the same shape and dtype, in the "
                  "same order",
                  fn, shmem_my_pe(), nbytes, shp ? shp : Py_None, (PyObject *)descr, sizes[0], list);
@@ -545,7 +545,7 @@ static void heap_full_error(const char *fn, size_t nbytes)
         collected += heap_tab.v[i].collected != 0;
     PyErr_Format(PyExc_MemoryError,
                  "%s: the symmetric heap cannot hold %zu more bytes (%zu of %zu used, largest "
-                 "free block %zu). It is held by %zu arrays (%zu bytes), %zu of them (%zu bytes) "
+                 "free block %zu). It is held by %zu live array(s) (%zu bytes) and %zu (%zu bytes) "
                  "dropped on this PE but still referenced on another PE (given back once every "
                  "PE has dropped them). Release arrays you no longer need at once with "
                  "shoal.free(a) (collective) or shoal.torch.free(t), or raise "
