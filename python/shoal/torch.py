@@ -69,9 +69,10 @@ def _make(kind, shape, dtype, device, requires_grad, value=None):
     else:
         a = _shoal.full(shape, _fill_value(value, dtype), nd)
     t = _torch.from_numpy(a)   # shares memory with the symmetric array
+    t._shoal_array = a         # keeps the owner alive with the tensor; views' _base is t
     if dtype in _STORAGE:
         t = t.view(dtype)
-    t._shoal_array = a         # keeps the owner alive with the tensor
+        t._shoal_array = a
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -134,6 +135,12 @@ def numpy_of(x):
     if isinstance(x, _torch.Tensor):
         if x.device.type != "cpu":
             raise ValueError(f"shoal.torch: tensors on {x.device} are not supported yet")
+        owner = getattr(x, "_shoal_array", None)
+        if owner is None and x._base is not None:
+            owner = getattr(x._base, "_shoal_array", None)
+        if owner is not None and owner.base.freed:
+            raise _shoal.Error("shoal.torch: this tensor was freed (by shoal.torch.free); its "
+                               "memory may belong to another tensor now")
         if x.requires_grad:
             x = x.detach()
         if x.dtype in _STORAGE:

@@ -458,11 +458,23 @@ static void symbuf_dealloc(symbuf_t *self)
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+static PyObject *symbuf_get_freed(symbuf_t *self, void *closure)
+{
+    return PyBool_FromLong(self->ptr == NULL);
+}
+
+static PyGetSetDef symbuf_getset[] = {
+    {"freed", (getter)symbuf_get_freed, NULL,
+     "Whether shoal.free released this allocation (shoal.torch checks it for tensors).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 static PyTypeObject symbuf_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "shoal._core.SymBuf",
     .tp_basicsize = sizeof(symbuf_t),
     .tp_dealloc = (destructor)symbuf_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = symbuf_getset,
     .tp_doc = "The owner of one symmetric allocation (the base of a symmetric array).",
 };
 

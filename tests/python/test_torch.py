@@ -195,3 +195,16 @@ def test_shapes_like_and_requires_grad():
     shoal.barrier_all()
     for t in (h, g, f, e, o, z, c, b, a):
         st.free(t)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_freed_tensor_raises(dtype):
+    t = st.zeros(4, dtype=dtype)
+    view = t[1:]
+    st.free(t)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.put(t, torch.ones(4, dtype=dtype), RIGHT)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.get(torch.empty(3, dtype=dtype), view, RIGHT)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.allreduce(t)
