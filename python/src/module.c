@@ -291,7 +291,7 @@ PyObject *shoalpy_from_scalar(int type_num, const void *value)
 
 /* ---- SymBuf: the owner of one symmetric allocation ----------------------------- */
 
-/* Every allocation made by alloc has an entry in `live`, in allocation order
+/* Every allocation made by alloc has an entry in heap_tab, in allocation order
  * (seq rising). Allocations and frees are collective, so every PE's table
  * holds the same allocations in the same order; only `collected` differs
  * between PEs: it is set when this PE's SymBuf is garbage-collected without
@@ -300,7 +300,7 @@ PyObject *shoalpy_from_scalar(int type_num, const void *value)
  * collected flags (one OR-reduction over the complemented bitmap, which is an
  * AND of the flags) and frees, in table order on every PE, what every PE has
  * collected. The same reduction carries the requested size (as size and
- * ~size: their ORs are complements exactly when every PE asked for the same
+ * ~size: OR(size) & OR(~size) is 0 exactly when every PE asked for the same
  * size), so a mismatch raises on every PE instead of ending the job. */
 typedef struct {
     uint64_t seq;
