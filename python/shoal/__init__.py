@@ -63,14 +63,17 @@ def array(obj, dtype=None):
 
 
 def free(a):
-    """Release the symmetric array ``a`` (collective: every PE frees the same
-    arrays in the same order; it starts with a barrier, so no peer still
-    uses the memory). Views of ``a`` must not be used afterwards.
+    """Release the symmetric array ``a`` at once (collective: every PE frees
+    the same arrays in the same order; it starts with a barrier, so no peer
+    still uses the memory). ``a`` must be the whole array, not a part of it.
+    Afterwards any call on ``a`` or its views raises ``shoal.Error`` ("this
+    array was freed").
 
-    An array that is garbage-collected without ``free`` keeps its symmetric
-    memory until the job ends: collection happens at different times on
-    different PEs, so freeing then could hand memory back while a peer still
-    writes into it. ``shoal.kept_bytes()`` tells how much is kept so."""
+    An array that is garbage-collected without ``free`` is given back later,
+    by the first collective allocation after every PE has dropped it
+    (collection happens at different times on different PEs, so it cannot be
+    freed then). ``shoal.kept_bytes()`` tells how much this PE has dropped
+    that is not given back yet."""
     _core.free(a)
 
 
@@ -82,9 +85,39 @@ def peer(a, pe):
     return _core.peer(a, pe)
 
 
+_REDUCE_OP_NAMES = {"SUM": "sum", "PRODUCT": "prod", "MIN": "min", "MAX": "max", "BAND": "and",
+                    "BOR": "or", "BXOR": "xor", "AVG": "avg"}
+
+
+def _op_name(op, fn):
+    """A reduction op as shoal's name: strings pass through; members of
+    torch.distributed.ReduceOp (or its RedOpType) are mapped by equality,
+    without torch.distributed being initialised (or imported here first)."""
+    if isinstance(op, str):
+        return op
+    kind = type(op)
+    if kind.__name__ in ("ReduceOp", "RedOpType") and kind.__module__.startswith("torch"):
+        from torch.distributed import ReduceOp
+        for name, ours in _REDUCE_OP_NAMES.items():
+            if op == getattr(ReduceOp, name, None):
+                return ours
+        raise ValueError(f"{fn}: {op!r} has no shoal equivalent (PREMUL_SUM?); use "
+                         "SUM, PRODUCT, MIN, MAX, BAND, BOR, BXOR or AVG")
+    return op
+
+
 def allreduce(a, op="sum", team=None):
     """Reduce the symmetric array ``a`` in place over ``team`` (default
-    TEAM_WORLD); returns ``a``."""
+    TEAM_WORLD); returns ``a``. ``op`` is a name ("sum", "min", ...), "avg"
+    for floating-point arrays (the sum divided by the team's size), or a
+    ``torch.distributed.ReduceOp`` member."""
+    op = _op_name(op, "shoal.allreduce")
+    if op == "avg":
+        if a.dtype.kind not in "fc":
+            raise TypeError(f"shoal.allreduce: op avg needs a floating-point array, not {a.dtype}")
+        _core.reduce(a, a, "sum", team)
+        a /= (TEAM_WORLD if team is None else team).n_pes()
+        return a
     _core.reduce(a, a, op, team)
     return a
 

@@ -108,7 +108,7 @@ static inline PyObject *amo_call(shoalpy_amo_t op, SHOALPY_ARGS)
         return NULL;
     const size_t size = (size_t)PyArray_ITEMSIZE(dest);
     void *dp = PyArray_DATA(dest);
-    if (shoalpy_check_addr(fn, dest_name, dp, size, wpe) != 0)
+    if (shoalpy_check_elem(fn, dest_name, dest, wpe) != 0)
         return NULL;
     if (((uintptr_t)dp & (size - 1)) != 0) {
         PyErr_Format(PyExc_ValueError, "%s: %s is not aligned to its %zu-byte type", fn, dest_name,

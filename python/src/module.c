@@ -11,10 +11,12 @@
  *
  * Arrays: shoal._core.alloc makes an ndarray whose memory comes from
  * shmem_align and whose base is a SymBuf that owns it. Freeing is collective
- * (shoal.free -> shmem_free); a SymBuf collected without it keeps its memory
- * until shmem_finalize, because garbage collection runs at different moments
- * on different PEs and freeing there could hand memory back while a peer
- * still writes into it (see docs/python.md, "Freeing").
+ * (shoal.free -> shmem_free). A SymBuf collected without it cannot free
+ * there (garbage collection runs at different moments on different PEs, and
+ * a peer may still write into its copy); the next collective allocation
+ * gives back what every PE has collected, at a point where all PEs agree
+ * (see "SymBuf" below and docs/python.md, "Freeing"). A freed SymBuf keeps
+ * ptr NULL, which the array conversion checks, so a freed array raises.
  */
 #define SHOALPY_MODULE_C
 #include "shoalpy.h"
@@ -30,7 +32,10 @@ int shoalpy_array_arg(PyObject *o, const char *fn, const char *what, PyArrayObje
 {
     if (PyArray_Check(o)) {
         *a_p = (PyArrayObject *)o;
-        return 0;
+        PyObject *base = PyArray_BASE(*a_p);
+        if (SHOAL_PY_LIKELY(base == NULL || !shoalpy_symbuf_freed(base)))
+            return 0;
+        return shoalpy_freed_error(fn, what);
     }
     PyErr_Format(PyExc_TypeError,
                  "%s: %s must be a NumPy array (symmetric ones come from shoal.empty, zeros, "
@@ -60,6 +65,18 @@ int shoalpy_check_addr(const char *fn, const char *what, const void *addr, size_
     }
     PyErr_SetString(shoalpy_error, msg);
     return -1;
+}
+
+int shoalpy_check_elem(const char *fn, const char *what, PyArrayObject *a, int pe)
+{
+    if (PyArray_SIZE(a) == 0) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: %s is empty; the call works on its first element (pass a[i:], "
+                     "not a[i:i])",
+                     fn, what);
+        return -1;
+    }
+    return shoalpy_check_addr(fn, what, PyArray_DATA(a), (size_t)PyArray_ITEMSIZE(a), pe);
 }
 
 void shoalpy_extent(PyArrayObject *a, char **lo_p, size_t *len_p)
@@ -260,27 +277,334 @@ PyObject *shoalpy_from_scalar(int type_num, const void *value)
 
 /* ---- SymBuf: the owner of one symmetric allocation ----------------------------- */
 
+/* Every allocation made by alloc has an entry in heap_tab, in allocation order
+ * (seq rising). Allocations and frees are collective, so every PE's table
+ * holds the same allocations in the same order; only `collected` differs
+ * between PEs: it is set when this PE's SymBuf is garbage-collected without
+ * shoal.free. The memory cannot be given back then (shmem_free is collective
+ * and a peer may still use its copy), so each alloc first combines the PEs'
+ * collected flags (one OR-reduction over the complemented bitmap, which is an
+ * AND of the flags) and frees, in table order on every PE, what every PE has
+ * collected. The same reduction carries the requested size (as size and
+ * ~size: OR(size) & OR(~size) is 0 exactly when every PE asked for the same
+ * size), so a mismatch raises on every PE instead of ending the job. */
 typedef struct {
-    PyObject_HEAD void *ptr;
+    uint64_t seq;
+    void *ptr;
     size_t size;
+    int collected;
+} symbuf_entry_t;
+
+static struct {
+    symbuf_entry_t *v;
+    size_t n, cap;
+    uint64_t next_seq;
+    size_t live_bytes; /* every entry's size */
+    size_t kept_bytes; /* entries collected here, not yet given back */
+    uint64_t *red_src; /* symmetric scratch of the agreement reduction */
+    uint64_t *red_dst;
+} heap_tab;
+
+/* Words of one reduction round: size and ~size, then bitmap words. */
+#define SYMBUF_RED_WORDS 256
+
+typedef struct {
+    PyObject_HEAD void *ptr; /* NULL once freed by shoal.free: the "freed" flag */
+    size_t size;
+    uint64_t seq;
 } symbuf_t;
 
-static size_t symbuf_kept_bytes; /* collected without shoal.free: kept until finalize */
+static PyTypeObject symbuf_type;
+
+static symbuf_entry_t *entry_find(uint64_t seq)
+{
+    size_t lo = 0, hi = heap_tab.n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (heap_tab.v[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < heap_tab.n && heap_tab.v[lo].seq == seq ? &heap_tab.v[lo] : NULL;
+}
+
+static int entry_add(void *ptr, size_t size, uint64_t *seq_p)
+{
+    if (heap_tab.n == heap_tab.cap) {
+        size_t cap = heap_tab.cap ? 2 * heap_tab.cap : 64;
+        symbuf_entry_t *v = PyMem_Realloc(heap_tab.v, cap * sizeof(*v));
+        if (v == NULL)
+            return -1;
+        heap_tab.v = v;
+        heap_tab.cap = cap;
+    }
+    *seq_p = heap_tab.next_seq++;
+    heap_tab.v[heap_tab.n++] = (symbuf_entry_t){*seq_p, ptr, size, 0};
+    heap_tab.live_bytes += size;
+    return 0;
+}
+
+static void entry_remove(symbuf_entry_t *e)
+{
+    heap_tab.live_bytes -= e->size;
+    if (e->collected)
+        heap_tab.kept_bytes -= e->size;
+    size_t i = (size_t)(e - heap_tab.v);
+    memmove(e, e + 1, (heap_tab.n - i - 1) * sizeof(*e));
+    heap_tab.n--;
+}
+
+/* Frees, on every PE alike, the entries every PE has collected, and tells
+ * whether every PE asked for `size` bytes (*same_p). Collective over
+ * TEAM_WORLD; the table is the same length everywhere, so every PE runs the
+ * same number of rounds. 0, or -1 with an exception set. */
+static int symbuf_agree(size_t size, int *same_p)
+{
+    const size_t n = heap_tab.n;
+    unsigned char *all = n ? PyMem_Calloc(n, 1) : NULL; /* collected on every PE */
+    if (n && all == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    size_t done = 0;
+    int first = 1, rc = 0;
+    while (first || done < n) {
+        uint64_t *src = heap_tab.red_src, *dst = heap_tab.red_dst;
+        size_t w = 0;
+        if (first) {
+            src[w++] = (uint64_t)size;
+            src[w++] = ~(uint64_t)size;
+        }
+        const size_t begin = done;
+        while (w < SYMBUF_RED_WORDS && done < n) {
+            uint64_t bits = 0;
+            for (int b = 0; b < 64 && done < n; b++, done++)
+                if (!heap_tab.v[done].collected)
+                    bits |= (uint64_t)1 << b;
+            src[w++] = bits; /* 1 = still held here */
+        }
+        Py_BEGIN_ALLOW_THREADS rc = shmem_uint64_or_reduce(SHMEM_TEAM_WORLD, dst, src, w);
+        Py_END_ALLOW_THREADS if (rc != 0) break;
+        size_t r = 0;
+        if (first) {
+            *same_p = (dst[0] & dst[1]) == 0;
+            r = 2;
+        }
+        for (size_t i = begin; i < done; i++)
+            all[i] = !(dst[r + (i - begin) / 64] >> ((i - begin) % 64) & 1);
+        first = 0;
+    }
+    if (rc != 0) {
+        PyMem_Free(all);
+        PyErr_SetString(shoalpy_error, "shoal: combining the collected arrays failed");
+        return -1;
+    }
+    /* Take the agreed blocks out of the table with the GIL held (another
+     * thread's SymBuf may be collected meanwhile), then give them back, oldest
+     * first, as every PE does; without room for the list, free them in place
+     * with the GIL held, so that every PE still frees the same blocks. */
+    size_t keep = 0, nfree = 0;
+    for (size_t i = 0; i < n; i++)
+        nfree += all[i];
+    void **gone = nfree > 0 ? PyMem_Malloc(nfree * sizeof(*gone)) : NULL;
+    nfree = 0;
+    for (size_t i = 0; i < n; i++) {
+        symbuf_entry_t e = heap_tab.v[i];
+        if (!all[i]) {
+            heap_tab.v[keep++] = e;
+            continue;
+        }
+        heap_tab.live_bytes -= e.size;
+        heap_tab.kept_bytes -= e.size;
+        if (gone != NULL)
+            gone[nfree++] = e.ptr;
+        else
+            shmem_free(e.ptr);
+    }
+    heap_tab.n = keep;
+    PyMem_Free(all);
+    if (nfree > 0) {
+        Py_BEGIN_ALLOW_THREADS for (size_t i = 0; i < nfree; i++) shmem_free(gone[i]);
+        Py_END_ALLOW_THREADS
+    }
+    PyMem_Free(gone);
+    return 0;
+}
 
 static void symbuf_dealloc(symbuf_t *self)
 {
-    if (self->ptr != NULL)
-        symbuf_kept_bytes += self->size;
+    if (self->ptr != NULL) { /* collected without shoal.free: given back by a later alloc */
+        symbuf_entry_t *e = entry_find(self->seq);
+        if (e != NULL && !e->collected) {
+            e->collected = 1;
+            heap_tab.kept_bytes += e->size;
+        }
+    }
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
+
+static PyObject *symbuf_get_freed(symbuf_t *self, void *closure)
+{
+    return PyBool_FromLong(self->ptr == NULL);
+}
+
+static PyGetSetDef symbuf_getset[] = {
+    {"freed", (getter)symbuf_get_freed, NULL,
+     "Whether shoal.free released this allocation (shoal.torch checks it for tensors).", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 static PyTypeObject symbuf_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "shoal._core.SymBuf",
     .tp_basicsize = sizeof(symbuf_t),
     .tp_dealloc = (destructor)symbuf_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_getset = symbuf_getset,
     .tp_doc = "The owner of one symmetric allocation (the base of a symmetric array).",
 };
+
+int shoalpy_freed_error(const char *fn, const char *what)
+{
+    PyErr_Format(shoalpy_error,
+                 "%s: %s: this array was freed (by shoal.free); its memory may belong to "
+                 "another array now",
+                 fn, what);
+    return -1;
+}
+
+int shoalpy_symbuf_freed(PyObject *base)
+{
+    while (base != NULL && PyArray_Check(base))
+        base = PyArray_BASE((PyArrayObject *)base);
+    return base != NULL && Py_TYPE(base) == &symbuf_type && ((symbuf_t *)base)->ptr == NULL;
+}
+
+/* "shoal.zeros" when the Python function calling alloc is one of the package's
+ * own (shoal/__init__.py), else "shoal.alloc": the call the user made. */
+static void caller_name(char *buf, size_t len)
+{
+    snprintf(buf, len, "shoal.alloc");
+    PyFrameObject *f = PyEval_GetFrame();
+    if (f == NULL)
+        return;
+    PyCodeObject *code = PyFrame_GetCode(f);
+    PyObject *file = PyObject_GetAttrString((PyObject *)code, "co_filename");
+    PyObject *name = PyObject_GetAttrString((PyObject *)code, "co_name");
+    const char *fs = file != NULL ? PyUnicode_AsUTF8(file) : NULL;
+    const char *ns = name != NULL ? PyUnicode_AsUTF8(name) : NULL;
+    size_t fl = fs != NULL ? strlen(fs) : 0;
+    if (fs != NULL && ns != NULL && fl >= 17 && strcmp(fs + fl - 17, "shoal/__init__.py") == 0)
+        snprintf(buf, len, "shoal.%s", ns);
+    PyErr_Clear();
+    Py_XDECREF(file);
+    Py_XDECREF(name);
+    Py_DECREF(code);
+}
+
+/* Every PE's requested size differs somewhere: raise on every PE, naming the
+ * PEs whose size differs from PE 0's (so the traceback of such a PE shows
+ * the call that differed). */
+static void mismatch_error(const char *fn, size_t nbytes, PyArray_Dims *shape, PyArray_Descr *descr)
+{
+    size_t *sizes = shoalpy_collect_counts(SHMEM_TEAM_WORLD, nbytes);
+    if (sizes == NULL)
+        return;
+    char list[256] = "";
+    size_t used = 0;
+    int shown = 0, npes = shmem_n_pes();
+    for (int pe = 1; pe < npes; pe++) {
+        if (sizes[pe] == sizes[0])
+            continue;
+        if (shown++ == 8) {
+            used += (size_t)snprintf(list + used, sizeof(list) - used, ", ...");
+            break;
+        }
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%sPE %d: %zu",
+                                 shown > 1 ? ", " : "", pe, sizes[pe]);
+        if (used >= sizeof(list))
+            break;
+    }
+    PyObject *shp = PyArray_IntTupleFromIntp(shape->len, shape->ptr);
+    PyErr_Format(shoalpy_error,
+                 "%s: the PEs asked for different sizes in a collective allocation: this PE "
+                 "(%d) asked for %zu bytes (shape %R, dtype %S); PE 0 for %zu bytes, and "
+                 "differing from it %s. Every PE must allocate the same shape and dtype, in the "
+                 "same order",
+                 fn, shmem_my_pe(), nbytes, shp ? shp : Py_None, (PyObject *)descr, sizes[0], list);
+    Py_XDECREF(shp);
+}
+
+static void heap_full_error(const char *fn, size_t nbytes)
+{
+    size_t total, used, largest, collected = 0;
+    shmemx_heap_info(&total, &used, &largest);
+    for (size_t i = 0; i < heap_tab.n; i++)
+        collected += heap_tab.v[i].collected != 0;
+    PyErr_Format(PyExc_MemoryError,
+                 "%s: the symmetric heap cannot hold %zu more bytes (%zu of %zu used, largest "
+                 "free block %zu). It is held by %zu live array(s) (%zu bytes) and %zu (%zu bytes) "
+                 "dropped on this PE but still referenced on another PE (given back once every "
+                 "PE has dropped them). Release arrays you no longer need at once with "
+                 "shoal.free(a) (collective) or shoal.torch.free(t), or raise "
+                 "SHMEM_SYMMETRIC_SIZE",
+                 fn, nbytes, used, total, largest, heap_tab.n - collected,
+                 heap_tab.live_bytes - heap_tab.kept_bytes, collected, heap_tab.kept_bytes);
+}
+
+/* One collective allocation of nbytes (0 becomes 1): agree first (giving back
+ * what every PE dropped, checking the size), then allocate; when the heap is
+ * full, collect garbage and agree once more before giving up. Every PE takes
+ * the same path: the heap is the same everywhere. NULL with an exception set. */
+static symbuf_t *symbuf_new(size_t nbytes, PyArray_Dims *shape, PyArray_Descr *descr)
+{
+    char fn[64];
+    int same = 1;
+    const size_t size = nbytes ? nbytes : 1;
+    if (symbuf_agree(size, &same) != 0)
+        return NULL;
+    if (!same) {
+        caller_name(fn, sizeof(fn));
+        mismatch_error(fn, size, shape, descr);
+        return NULL;
+    }
+    symbuf_t *buf = PyObject_New(symbuf_t, &symbuf_type);
+    if (buf == NULL)
+        return NULL;
+    buf->ptr = NULL;
+    buf->size = size;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        void *p = NULL;
+        size_t total, used, largest;
+        shmemx_heap_info(&total, &used, &largest); /* the same on every PE */
+        /* A request no free block can hold is not made: the library would
+         * warn to raise SHMEM_SYMMETRIC_SIZE, which may be the wrong advice. */
+        if (largest >= size) {
+            Py_BEGIN_ALLOW_THREADS p = shmem_align(64, size);
+            Py_END_ALLOW_THREADS
+        }
+        if (p != NULL) {
+            if (entry_add(p, size, &buf->seq) != 0) {
+                Py_BEGIN_ALLOW_THREADS shmem_free(p); /* every PE fails alike or not */
+                Py_END_ALLOW_THREADS Py_DECREF(buf);
+                return (symbuf_t *)PyErr_NoMemory();
+            }
+            buf->ptr = p;
+            return buf;
+        }
+        if (attempt == 0) { /* arrays in reference cycles: drop them, then agree again */
+            PyGC_Collect();
+            if (symbuf_agree(size, &same) != 0) {
+                Py_DECREF(buf);
+                return NULL;
+            }
+        }
+    }
+    caller_name(fn, sizeof(fn));
+    heap_full_error(fn, nbytes);
+    Py_DECREF(buf);
+    return NULL;
+}
 
 /* alloc(shape, dtype, fill): a symmetric array, collective over all PEs.
  * fill is None (empty), or a value every element is set to; every PE has
@@ -310,28 +634,19 @@ static PyObject *py_alloc(PyObject *m, SHOALPY_ARGS)
         }
         nbytes *= (size_t)shape.ptr[i];
     }
-    symbuf_t *buf = PyObject_New(symbuf_t, &symbuf_type);
+    symbuf_t *buf = symbuf_new(nbytes, &shape, descr);
     if (buf == NULL)
         goto free_descr;
-    buf->size = nbytes ? nbytes : 1;
-    Py_BEGIN_ALLOW_THREADS buf->ptr = shmem_align(64, buf->size);
-    Py_END_ALLOW_THREADS if (buf->ptr == NULL)
-    {
-        size_t total, used, largest;
-        shmemx_heap_info(&total, &used, &largest);
-        PyErr_Format(PyExc_MemoryError,
-                     "alloc: the symmetric heap cannot hold %zu more bytes (%zu of %zu used, "
-                     "largest free block %zu); raise SHMEM_SYMMETRIC_SIZE",
-                     nbytes, used, total, largest);
-        Py_DECREF(buf);
-        goto free_descr;
-    }
     PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, descr, shape.len, shape.ptr, NULL, buf->ptr,
                                          NPY_ARRAY_CARRAY, NULL);
     descr = NULL; /* stolen */
-    if (arr == NULL || PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)buf) != 0) {
-        Py_XDECREF(arr);
-        return NULL; /* the memory stays allocated; every PE got here alike */
+    if (arr == NULL)
+        Py_DECREF(buf); /* collected: a later alloc gives the memory back */
+    else if (PyArray_SetBaseObject((PyArrayObject *)arr, (PyObject *)buf) != 0)
+        Py_CLEAR(arr); /* the base was stolen, and goes with the array */
+    if (arr == NULL) {
+        PyMem_Free(shape.ptr);
+        return NULL;
     }
     if (args[2] != Py_None) {
         /* Every PE got the same value, so every PE fails alike or fills alike; the
@@ -361,27 +676,50 @@ static symbuf_t *symbuf_of(PyObject *a)
     return a != NULL && Py_TYPE(a) == &symbuf_type ? (symbuf_t *)a : NULL;
 }
 
+/* shoal.free(a): a must be the whole array (or a view of all of it, as a
+ * reshape or a transpose is); its SymBuf is marked freed, so any later use
+ * of a or its views raises. 0, or -1 with an exception set. */
+static int symbuf_release(PyObject *o)
+{
+    symbuf_t *buf = symbuf_of(o);
+    if (buf == NULL) {
+        PyErr_SetString(PyExc_ValueError, "shoal.free: the array was not made by shoal.empty, "
+                                          "zeros, ones, full or array");
+        return -1;
+    }
+    if (buf->ptr == NULL) {
+        PyErr_SetString(PyExc_ValueError, "shoal.free: the array was already freed");
+        return -1;
+    }
+    char *lo;
+    size_t len;
+    shoalpy_extent((PyArrayObject *)o, &lo, &len);
+    if (lo != buf->ptr || (len != buf->size && !(len == 0 && buf->size == 1))) {
+        PyErr_Format(PyExc_ValueError,
+                     "shoal.free: the array is a part of a symmetric array (%zu of its %zu bytes, "
+                     "from byte %td); only the whole array can be freed: pass the array that "
+                     "shoal.zeros, empty, ones, full or array returned",
+                     len, buf->size, lo - (char *)buf->ptr);
+        return -1;
+    }
+    symbuf_entry_t *e = entry_find(buf->seq);
+    if (e != NULL)
+        entry_remove(e);
+    void *p = buf->ptr;
+    buf->ptr = NULL;
+    Py_BEGIN_ALLOW_THREADS shmem_free(p);
+    Py_END_ALLOW_THREADS return 0;
+}
+
 static PyObject *py_free(PyObject *m, SHOALPY_ARGS)
 {
     SHOALPY_SIG(sig, "shoal.free", 1, "a");
     PyObject *a[1];
     if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
-    args = a; /* the body reads args[0] */
-    symbuf_t *buf = symbuf_of(args[0]);
-    if (buf == NULL) {
-        PyErr_SetString(PyExc_ValueError,
-                        "free: the array was not made by shoal.empty, zeros, ones, full or array");
+    if (symbuf_release(a[0]) != 0)
         return NULL;
-    }
-    if (buf->ptr == NULL) {
-        PyErr_SetString(PyExc_ValueError, "free: the array was already freed");
-        return NULL;
-    }
-    void *p = buf->ptr;
-    buf->ptr = NULL;
-    Py_BEGIN_ALLOW_THREADS shmem_free(p);
-    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+    Py_RETURN_NONE;
 }
 
 static PyObject *py_is_symmetric(PyObject *m, SHOALPY_ARGS)
@@ -400,7 +738,7 @@ static PyObject *py_is_symmetric(PyObject *m, SHOALPY_ARGS)
 
 static PyObject *py_kept_bytes(PyObject *m, PyObject *unused)
 {
-    return PyLong_FromSize_t(symbuf_kept_bytes);
+    return PyLong_FromSize_t(heap_tab.kept_bytes);
 }
 
 /* peer(a, pe): a's copy on pe, where this process maps it. */
@@ -516,7 +854,8 @@ static PyMethodDef module_methods[] = {
     SHOALPY_FASTCALL("global_exit", py_global_exit,
                      "global_exit(status)\n--\n\nEnd every PE with the exit status status."),
     {"kept_bytes", py_kept_bytes, METH_NOARGS,
-     "kept_bytes()\n--\n\nBytes of arrays collected without shoal.free, kept until finalize."},
+     "kept_bytes()\n--\n\nBytes of arrays this PE collected without shoal.free that are not given "
+     "back yet (the next allocation gives back what every PE has collected)."},
     {"my_pe", py_my_pe, METH_NOARGS, "my_pe()\n--\n\nThis PE's number in TEAM_WORLD."},
     {"n_pes", py_n_pes, METH_NOARGS, "n_pes()\n--\n\nThe number of PEs."},
     {"barrier_all", py_barrier_all, METH_NOARGS,
@@ -588,6 +927,12 @@ PyMODINIT_FUNC PyInit__core(void)
     shoalpy_types_init();
     if (PyType_Ready(&symbuf_type) < 0)
         return NULL;
+    heap_tab.red_src = shmem_malloc(2 * SYMBUF_RED_WORDS * sizeof(uint64_t));
+    if (heap_tab.red_src == NULL) {
+        PyErr_SetString(PyExc_ImportError, "shoal: no symmetric memory for the allocation table");
+        return NULL;
+    }
+    heap_tab.red_dst = heap_tab.red_src + SYMBUF_RED_WORDS;
     PyObject *m = PyModule_Create(&core_module);
     if (m == NULL)
         return NULL;

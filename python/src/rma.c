@@ -217,7 +217,7 @@ static PyObject *py_p(PyObject *m, SHOALPY_ARGS)
     if (t->p == NULL)
         return shoalpy_dtype_error("shoal.p", a, "standard RMA"), NULL;
     if (shoalpy_to_scalar(arg[1], PyArray_TYPE(a), "shoal.p", "value", &v) != 0 ||
-        shoalpy_check_addr("shoal.p", "dest", PyArray_DATA(a), (size_t)PyArray_ITEMSIZE(a), wpe))
+        shoalpy_check_elem("shoal.p", "dest", a, wpe))
         return NULL;
     t->p(ctx, PyArray_DATA(a), &v, pe);
     Py_RETURN_NONE;
@@ -239,7 +239,7 @@ static PyObject *py_g(PyObject *m, SHOALPY_ARGS)
     const shoalpy_type_t *t = &shoalpy_types[PyArray_TYPE(a)];
     if (t->g == NULL)
         return shoalpy_dtype_error("shoal.g", a, "standard RMA"), NULL;
-    if (shoalpy_check_addr("shoal.g", "source", PyArray_DATA(a), (size_t)PyArray_ITEMSIZE(a), wpe))
+    if (shoalpy_check_elem("shoal.g", "source", a, wpe))
         return NULL;
     t->g(ctx, &v, PyArray_DATA(a), pe);
     return shoalpy_from_scalar(PyArray_TYPE(a), &v);
@@ -254,7 +254,7 @@ static int signal_arg(PyObject *o, const char *fn, int pe, PyArrayObject **a_p)
         PyErr_Format(PyExc_TypeError, "%s: sig_addr must have dtype uint64", fn);
         return -1;
     }
-    return shoalpy_check_addr(fn, "sig_addr", PyArray_DATA(*a_p), sizeof(uint64_t), pe);
+    return shoalpy_check_elem(fn, "sig_addr", *a_p, pe);
 }
 
 /* put_signal(dest, source, sig_addr, signal, sig_op, pe[, ctx]), contiguous. */

@@ -178,6 +178,14 @@ int shoalpy_check_addr(const char *fn, const char *what, const void *addr, size_
 /* The symmetric array `o` whose whole extent (any strides) is on PE pe. */
 int shoalpy_symmetric_arg(PyObject *o, const char *fn, const char *what, int pe,
                           PyArrayObject **a_p);
+/* Array calls that work on the first element (p, g, atomics, signals,
+ * locks): ValueError for an empty array, else the address check of one
+ * element on world PE pe. */
+int shoalpy_check_elem(const char *fn, const char *what, PyArrayObject *a, int pe);
+/* Whether an array base chain ends at a SymBuf freed by shoal.free, and the
+ * shoal.Error saying so (module.c); shoalpy_array_arg checks it. */
+int shoalpy_symbuf_freed(PyObject *base);
+int shoalpy_freed_error(const char *fn, const char *what);
 /* TypeError naming the dtype and the family it is not allowed in. */
 int shoalpy_dtype_error(const char *fn, PyArrayObject *a, const char *family);
 /* A Python number converted to the dtype `type_num` (range checked). */

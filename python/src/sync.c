@@ -187,7 +187,7 @@ static int lock_arg(int which, SHOALPY_ARGS, long **lock_p)
         return -1;
     }
     *lock_p = PyArray_DATA(a);
-    return shoalpy_check_addr(fn, "lock", *lock_p, sizeof(long), 0);
+    return shoalpy_check_elem(fn, "lock", a, 0);
 }
 
 static PyObject *py_set_lock(PyObject *m, SHOALPY_ARGS)

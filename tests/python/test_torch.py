@@ -77,3 +77,134 @@ def test_nbi_atomics_tests_and_vector_waits_on_tensors():
     assert list(st.test_some(a, shoal.CMP_EQ, 10)) == [3]
     shoal.barrier_all()
     st.free(a)
+
+
+# ---- half types, avg, ReduceOp, shapes, *_like ----------------------------------
+
+HALF = [torch.bfloat16, torch.float16]
+
+
+@pytest.mark.parametrize("dtype", HALF, ids=["bfloat16", "float16"])
+def test_half_tensors_allocate_move_and_fill(dtype):
+    t = st.full((2, 3), 1.5, dtype=dtype)
+    assert t.dtype == dtype and t.shape == (2, 3) and (t == 1.5).all()
+    o = st.ones(4, dtype=dtype)
+    assert (o == 1).all()
+    st.put(t, torch.full((2, 3), ME + 0.25, dtype=dtype), RIGHT)
+    shoal.barrier_all()
+    assert (t == LEFT + 0.25).all()
+    got = torch.empty(2, 3, dtype=dtype)
+    st.get(got, t, RIGHT)
+    assert (got == ME + 0.25).all()
+    shoal.barrier_all()
+    st.free(o)
+    st.free(t)
+
+
+@pytest.mark.parametrize("dtype", HALF, ids=["bfloat16", "float16"])
+def test_half_reductions(dtype):
+    t = st.empty(5, dtype=dtype)
+    # bfloat16 holds 8 significant bits: ME + 0.5 and small products are exact.
+    src = torch.tensor([ME + 0.5, -ME, 2.0 if ME == 0 else 1.0, ME * 0.125, 1.0], dtype=dtype)
+    for op, expect in (("sum", [sum(p + 0.5 for p in range(NPES)), -sum(range(NPES)), NPES + 1,
+                                0.125 * sum(range(NPES)), NPES]),
+                       ("max", [NPES - 0.5, 0, 2.0, 0.125 * (NPES - 1), 1]),
+                       ("min", [0.5, -(NPES - 1), 1.0 if NPES > 1 else 2.0, 0, 1]),
+                       ("prod", [None, None, 2.0, None, 1.0])):
+        t.copy_(src)
+        st.allreduce(t, op)
+        for i, e in enumerate(expect):
+            if e is not None:
+                assert float(t[i]) == e, (op, i, float(t[i]), e)
+        shoal.barrier_all()
+    # max is exact: the largest input, bit for bit, into another tensor
+    src = st.full(1, 1.0 + 2.0 ** -7 * (ME + 1), dtype=dtype)
+    out = st.zeros(1, dtype=dtype)
+    st.reduce(out, src, "max")
+    assert float(out[0]) == 1.0 + 2.0 ** -7 * NPES
+    shoal.barrier_all()
+    for x in (out, src, t):
+        st.free(x)
+
+
+def test_half_sum_is_accumulated_in_float32():
+    # 256 + 1 + 1 ...: in bfloat16 each step would round 257 back to 256; summed in
+    # float32 and rounded once, NPES - 1 ones survive when they reach 2 (bf16 spacing at 256).
+    t = st.full(1, 256.0 if ME == 0 else 1.0, dtype=torch.bfloat16)
+    st.allreduce(t, "sum")
+    expect = torch.tensor([256.0 + (NPES - 1)], dtype=torch.float32).to(torch.bfloat16)
+    assert float(t[0]) == float(expect[0])
+    shoal.barrier_all()
+    st.free(t)
+
+
+def test_avg_and_reduce_op_members():
+    import torch.distributed as dist
+    t = st.full((3,), float(ME), dtype=torch.float32)
+    st.allreduce(t, "avg")
+    assert torch.allclose(t, torch.full((3,), (NPES - 1) / 2))
+    shoal.barrier_all()
+    t.fill_(ME + 1)
+    st.allreduce(t, dist.ReduceOp.MAX)
+    assert (t == NPES).all()
+    shoal.barrier_all()
+    t.fill_(ME + 1)
+    st.allreduce(t, dist.ReduceOp.SUM)
+    assert (t == NPES * (NPES + 1) // 2).all()
+    shoal.barrier_all()
+    t.fill_(2 * ME)
+    st.allreduce(t, dist.ReduceOp.AVG)
+    assert torch.allclose(t, torch.full((3,), float(NPES - 1)))
+    shoal.barrier_all()
+    h = st.full((2,), float(ME), dtype=torch.bfloat16)
+    st.allreduce(h, dist.ReduceOp.AVG)
+    assert float(h[0]) == float(torch.tensor((NPES - 1) / 2, dtype=torch.bfloat16))
+    shoal.barrier_all()
+    a = shoal.full(2, ME + 1, np.int64)
+    shoal.allreduce(a, dist.ReduceOp.PRODUCT)  # the NumPy helper takes them too
+    assert (a == np.prod(np.arange(1, NPES + 1))).all()
+    shoal.barrier_all()
+    with pytest.raises(TypeError, match="avg needs a floating-point"):
+        st.allreduce(torch.zeros(1, dtype=torch.int32), "avg")
+    for x in (a,):
+        shoal.free(x)
+    st.free(h)
+    st.free(t)
+
+
+def test_shapes_like_and_requires_grad():
+    a = st.zeros(2, 3)
+    b = st.zeros((2, 3), dtype=torch.float64)
+    c = st.empty([4])
+    assert a.shape == (2, 3) and b.shape == (2, 3) and c.shape == (4,)
+    assert a.dtype == torch.float32 and b.dtype == torch.float64
+    z = st.zeros_like(b)
+    o = st.ones_like(b, dtype=torch.bfloat16)
+    e = st.empty_like(a)
+    f = st.full_like(a, 7)
+    assert z.shape == o.shape == e.shape == f.shape == (2, 3)
+    assert (z == 0).all() and z.dtype == torch.float64
+    assert (o == 1).all() and o.dtype == torch.bfloat16
+    assert (f == 7).all() and f.dtype == torch.float32
+    g = st.zeros(3, requires_grad=True)
+    assert g.requires_grad and g.is_leaf and shoal.is_symmetric(st.numpy_of(g))
+    (g * 2).sum().backward()
+    assert (g.grad == 2).all()
+    h = st.ones_like(g, requires_grad=True)
+    assert h.requires_grad and (h == 1).all()
+    shoal.barrier_all()
+    for t in (h, g, f, e, o, z, c, b, a):
+        st.free(t)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16], ids=["float32", "bfloat16"])
+def test_freed_tensor_raises(dtype):
+    t = st.zeros(4, dtype=dtype)
+    view = t[1:]
+    st.free(t)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.put(t, torch.ones(4, dtype=dtype), RIGHT)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.get(torch.empty(3, dtype=dtype), view, RIGHT)
+    with pytest.raises(shoal.Error, match="this tensor was freed"):
+        st.allreduce(t)
