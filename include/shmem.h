@@ -28,7 +28,7 @@ extern "C" {
 /* Shoal's own identification, for applications and bindings that test which
  * implementation they are built against (as OSHMEM_MAJOR_VERSION or
  * OSHMPI_NUMVERSION identify others). The numbers are CMake's project VERSION;
- * the test python_pip_venv checks that they agree. */
+ * the tests python_pip_venv.* check that they agree. */
 #define SHOAL 1
 #define SHOAL_VERSION_MAJOR 0
 #define SHOAL_VERSION_MINOR 1

@@ -2,8 +2,10 @@
 # Installs the shoal package with pip, as a user of a venv would, offline:
 # a venv made from PYTHON with --system-site-packages (NumPy, setuptools and
 # wheel from Debian), `pip install --no-build-isolation --no-index` of a copy
-# of python/ built against this build tree (SHOAL_BUILD_DIR), then, from the
-# venv and without PYTHONPATH:
+# of python/ built against this build tree (SHOAL_BUILD_DIR; mode build-tree)
+# or against an installation of it found by pkg-config (cmake --install to a
+# temporary prefix, PKG_CONFIG_PATH; mode installed), then, from the venv and
+# without PYTHONPATH:
 #   - docs/python.md's first program at 2 PEs with `python -m shoal.run -n 2`,
 #     its output values checked;
 #   - `python -m shoal` reports this build's version and libshoal;
@@ -12,13 +14,22 @@
 #   - a shoalrun option shoal.run does not know (--tag-output) passes through;
 #   - the launcher process does not initialize the library.
 # Exit 77 (skipped) when PYTHON has no venv module or pip for venvs.
-# Usage: pip_venv.sh SOURCE_DIR BUILD_DIR PYTHON
+# Usage: pip_venv.sh SOURCE_DIR BUILD_DIR PYTHON build-tree|installed
 set -eu
-src=$1 build=$2 python=$3
+src=$1 build=$2 python=$3 mode=$4
 version=$(sed -n 's/^CMAKE_PROJECT_VERSION:[A-Z]*=//p' "$build/CMakeCache.txt")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset PYTHONPATH SHOALRUN PKG_CONFIG_PATH SHOAL_PREFIX
+unset PYTHONPATH SHOALRUN PKG_CONFIG_PATH SHOAL_PREFIX SHOAL_BUILD_DIR
+if [ "$mode" = installed ]; then
+    cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+    pc=$(find "$tmp/prefix" -name shoal.pc | head -n 1)
+    export PKG_CONFIG_PATH="${pc%/shoal.pc}"
+    libdir=$(cd "$(dirname "$(find "$tmp/prefix" -name libshoal.so | head -n 1)")" && pwd -P)
+else
+    export SHOAL_BUILD_DIR="$build"
+    libdir=$build
+fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 if ! "$python" -m venv --system-site-packages "$tmp/venv" >"$tmp/venv.log" 2>&1; then
@@ -30,7 +41,7 @@ py=$tmp/venv/bin/python
 # A copy, so that setuptools' build/ and egg-info stay out of the checkout.
 mkdir "$tmp/pkg"
 cp -r "$src/python/pyproject.toml" "$src/python/setup.py" "$src/python/shoal" "$src/python/src" "$tmp/pkg/"
-SHOAL_BUILD_DIR=$build "$py" -m pip install --no-build-isolation --no-index "$tmp/pkg" \
+"$py" -m pip install --no-build-isolation --no-index "$tmp/pkg" \
     >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log"; echo "FAIL: pip install"; exit 1; }
 
 cd "$tmp"  # nothing named shoal here: the import must come from the venv
@@ -40,10 +51,10 @@ case $where in
 *) echo "FAIL: shoal imports from $where, not from the venv"; exit 1 ;;
 esac
 
-# The extension loads this build's libshoal through its rpath.
+# The extension loads that libshoal through its rpath.
 ext=$(ls "$where"/_core*.so)
-readelf -d "$ext" | grep -E 'RPATH|RUNPATH' | grep -q "$build" ||
-    { echo "FAIL: $ext has no rpath to $build:"; readelf -d "$ext" | grep -E 'RPATH|RUNPATH'; exit 1; }
+readelf -d "$ext" | grep -E 'RPATH|RUNPATH' | grep -q "$libdir" ||
+    { echo "FAIL: $ext has no rpath to $libdir:"; readelf -d "$ext" | grep -E 'RPATH|RUNPATH'; exit 1; }
 
 awk '/^## A first program/{f=1} f&&/^```python/{p=1;next} p&&/^```/{exit} p' \
     "$src/docs/python.md" >prog.py
@@ -58,7 +69,7 @@ grep -Eq '^1 \[0\.5( 0\.5){7}\]$' out.txt || { echo "FAIL: PE 1's line"; exit 1;
 "$py" -m shoal >info.txt 2>&1 || { cat info.txt; echo "FAIL: python -m shoal"; exit 1; }
 cat info.txt
 grep -q "^shoal $version\$" info.txt || { echo "FAIL: python -m shoal: not version $version"; exit 1; }
-grep -q "library: $build/libshoal.so.* (Shoal $version, OpenSHMEM 1\.5)" info.txt ||
+grep -q "library: $libdir/libshoal.so.* (Shoal $version, OpenSHMEM 1\.5)" info.txt ||
     { echo "FAIL: python -m shoal: not this build's libshoal"; exit 1; }
 grep -q "^Build: version $version" info.txt || { echo "FAIL: python -m shoal: no build info"; exit 1; }
 
