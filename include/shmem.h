@@ -25,7 +25,18 @@ extern "C" {
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
 #define SHMEM_MAX_NAME_LEN 256
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "Shoal 0.1.0"
+/* Shoal's own identification, for applications and bindings that test which
+ * implementation they are built against (as OSHMEM_MAJOR_VERSION or
+ * OSHMPI_NUMVERSION identify others). The numbers are CMake's project VERSION;
+ * the tests python_pip_venv.* check that they agree. */
+#define SHOAL 1
+#define SHOAL_VERSION_MAJOR 0
+#define SHOAL_VERSION_MINOR 1
+#define SHOAL_VERSION_PATCH 0
+#define SHOAL_VERSION "0.1.0"
+#define SHOAL_NUMVERSION \
+    (SHOAL_VERSION_MAJOR * 10000 + SHOAL_VERSION_MINOR * 100 + SHOAL_VERSION_PATCH)
+#define SHMEM_VENDOR_STRING "Shoal " SHOAL_VERSION
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
 #define SHMEM_THREAD_SINGLE 0

@@ -28,6 +28,10 @@ if [ "$lib_only" = 0 ]; then
     need="$need libucx-dev libpmix-dev python3-dev python3-numpy python3-pytest python3-torch"
     # python3-mypy: type-checks the Python examples against the stubs.
     need="$need python3-mypy"
+    # python3-venv + python3-setuptools + python3-wheel: `pip install
+    # --no-build-isolation ./python` into a --system-site-packages venv,
+    # offline (tests/python/pip_venv.sh).
+    need="$need python3-venv python3-setuptools python3-wheel"
     # openssl: the store tests make certificates; clang + libclang-rt-14-dev:
     # the store's libFuzzer target; clang-format: the formatting check
     # (tests/style).

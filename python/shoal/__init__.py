@@ -19,13 +19,31 @@ collective. See docs/python.md for the whole API and the freeing rule.
 """
 import numpy as _np
 
-from . import _core
+from . import _launch
+
+# `python -m shoal.run` / `python -m shoal`: the launcher process does not
+# initialize the library (shoal/_launch.py says how).
+_launch.install_placeholder_if_launching(__name__)
+from . import _core  # noqa: E402
 from ._core import *  # noqa: F401,F403  (the C API: put, get, atomic_*, reduce, ...)
 from ._core import Error, Team, Context, TEAM_WORLD, TEAM_SHARED  # noqa: F401
 
 __all__ = [n for n in dir(_core) if not n.startswith("_")] + [
     "empty", "zeros", "ones", "full", "array", "free", "peer", "Lock", "allreduce",
 ]
+
+
+def _version():
+    """libshoal's version, CMake's project VERSION (recorded in _paths.py by
+    the build); from the library's vendor string ("Shoal X.Y.Z") otherwise."""
+    try:
+        from ._paths import VERSION
+        return VERSION
+    except ImportError:
+        return _core.info()[2].split()[-1]
+
+
+__version__ = _version()
 
 
 def empty(shape, dtype=float):
