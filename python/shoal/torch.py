@@ -224,6 +224,7 @@ def _half_reduce(dest, source, op, team, fn):
         v = (v.view(source.dtype) if source.dtype in _STORAGE else v).float()
         acc = v.clone() if acc is None else _COMBINE[op](acc, v)
     _shoal.sync(team)                  # every member has read every source
+    assert acc is not None             # a team has at least this PE
     with _torch.no_grad():
         dest.copy_(acc.view(dest.shape))
     return dest
