@@ -11,24 +11,24 @@
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
     const char *why =
-        shoal_net != NULL ? shoal_net->ops->strerror(shoal_net) : shoal_status_str(status);
+        shoal_net != NULL ? shoal_transport_strerror(shoal_net) : shoal_status_str(status);
     if (pe >= 0)
         shoal_fatal("%s: the operation with PE %d over %s failed: %s; the job cannot go on "
                     "with that PE",
-                    fn, pe, shoal_net ? shoal_net->ops->name : "the network", why);
+                    fn, pe, shoal_net ? shoal_transport_name(shoal_net) : "the network", why);
     shoal_fatal("%s: completing this PE's network operations over %s failed: %s; they may not "
                 "have reached their targets, so the job cannot go on",
-                fn, shoal_net ? shoal_net->ops->name : "the network", why);
+                fn, shoal_net ? shoal_transport_name(shoal_net) : "the network", why);
 }
 
 void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w, void *local,
                    size_t len)
 {
-    const shoal_transport_ops_t *ops = shoal_net->ops;
     const int nbi = kind == SHOAL_RMA_PUT_NBI || kind == SHOAL_RMA_GET_NBI;
-    shoal_status_t status = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
-                                ? ops->put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
-                                : ops->get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
+    shoal_status_t status =
+        kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
+            ? shoal_transport_put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
+            : shoal_transport_get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -140,7 +140,7 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
 void shoal_net_quiet(const char *fn)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    shoal_status_t status = shoal_net->ops->quiet(shoal_net);
+    shoal_status_t status = shoal_transport_quiet(shoal_net);
     shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
@@ -149,7 +149,7 @@ void shoal_net_quiet(const char *fn)
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    shoal_status_t status = shoal_net->ops->pe_quiet(shoal_net, pes, npes);
+    shoal_status_t status = shoal_transport_pe_quiet(shoal_net, pes, npes);
     shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
@@ -158,7 +158,7 @@ void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 void shoal_net_fence(const char *fn)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    shoal_status_t status = shoal_net->ops->fence(shoal_net);
+    shoal_status_t status = shoal_transport_fence(shoal_net);
     shoal_hang_leave();
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, -1);
@@ -170,7 +170,7 @@ void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_
                    const void *operand, const void *compare, void *fetch_p)
 {
     shoal_status_t status =
-        shoal_net->ops->amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
+        shoal_transport_amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -230,7 +230,7 @@ static void put_signal_routed(const char *fn, void *dest, const void *source, si
         dk = SHOAL_ROUTE_ERROR;               /* nothing left to move */
     }
     if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
-        shoal_status_t status = shoal_net->ops->put_signal(
+        shoal_status_t status = shoal_transport_put_signal(
             shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len, shoal_remote_of(&sw),
             signal, shoal_signal_amo_op(sig_op), nbi);
         if (status != SHOAL_OK)
