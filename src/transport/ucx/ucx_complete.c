@@ -41,6 +41,7 @@ static void ucx_wait_step(ucx_t *u, ucx_waiting_t *w)
     if ((w->steps++ & 31) == 0)
         ucx_app_active(u);
     if (ucp_worker_progress(u->worker) != 0) {
+        ucx_ps_ack(u);
         w->idle = 0;
         if (shoal_lock_waited_for(&u->lock))
             shoal_lock_pass(&u->lock, 0);
@@ -142,6 +143,22 @@ static shoal_status_t ucx_gets_complete(ucx_t *u)
     return status;
 }
 
+/* Puts with a signal sent as active messages complete when their target
+ * acknowledges them (ucx_am.c). */
+static shoal_status_t ucx_ps_complete(ucx_t *u)
+{
+    uint64_t snap = __atomic_load_n(&u->ps_sent, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&u->ps_acked, __ATOMIC_ACQUIRE) >= snap)
+        return SHOAL_OK; /* none outstanding (the usual case) */
+    ucx_waiting_t w = {0};
+    while (__atomic_load_n(&u->ps_acked, __ATOMIC_ACQUIRE) < snap) {
+        if (__atomic_load_n(&u->failed, __ATOMIC_ACQUIRE))
+            return SHOAL_ERR_IO; /* u->error names the peer (ucx_ep_failed) */
+        ucx_wait_step(u, &w);
+    }
+    return SHOAL_OK;
+}
+
 shoal_status_t ucx_quiet(shoal_transport_t *tr)
 {
     ucx_t *u = tr->priv;
@@ -155,6 +172,8 @@ shoal_status_t ucx_quiet(shoal_transport_t *tr)
             ucx_flushed(u, snap);
     }
     shoal_status_t gets = ucx_gets_complete(u); /* at once after a flush */
+    if (gets == SHOAL_OK)
+        gets = ucx_ps_complete(u);
     ucx_unlock(u);
     return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }
@@ -188,6 +207,8 @@ shoal_status_t ucx_pe_quiet(shoal_transport_t *tr, const int *pes, size_t npes)
         }
     }
     shoal_status_t gets = ucx_gets_complete(u);
+    if (gets == SHOAL_OK)
+        gets = ucx_ps_complete(u); /* all of them: completing more is allowed */
     ucx_unlock(u);
     return ucx_check_failed(u, status != SHOAL_OK ? status : gets);
 }

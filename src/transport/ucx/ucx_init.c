@@ -17,6 +17,7 @@ static void ucx_release(ucx_t *u)
     for (size_t i = 0; i < u->ngets; i++) /* only after a failure: finalize's quiet drains them */
         ucp_request_free(u->gets[i].req);
     free(u->gets);
+    free(u->ps_ack_queue);
     if (u->peers != NULL)
         ucx_close_endpoints(u);
     free(u->peers);

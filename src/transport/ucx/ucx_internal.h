@@ -45,7 +45,7 @@
  *   ucx_init.c      context and worker, the plugin's entry point, tear-down
  *   ucx_wireup.c    endpoints (connect, close) and memory registration
  *   ucx_rma.c       the data path: puts, gets, atomics
- *   ucx_am.c        the active messages: synchronization adds
+ *   ucx_am.c        the active messages: synchronization adds, put-with-signal
  *   ucx_complete.c  waiting for requests, quiet, pe_quiet, fence
  *   ucx_progress.c  the progress thread and its hand-over with the application
  *   ucx_error.c     failures: recording them, failed endpoints
@@ -74,8 +74,21 @@ typedef struct {
     uint64_t base[SHOAL_ROUTE_ROWS];
     uint64_t size[SHOAL_ROUTE_ROWS];
     struct ucx *u;
+    uint8_t host[SHOAL_ROUTE_ROWS]; /* the row is host memory there */
     int pe;
     int failed; /* the endpoint's error handler ran */
+    /* Puts with a signal as active messages (ucx_am.c): from this peer,
+     * how many were applied here, and the acknowledgement to send it (its
+     * buffer, which UCX reads until the send completes); to this peer, how
+     * many it acknowledged. */
+    uint64_t ps_applied;
+    struct {
+        uint64_t count;
+        int32_t pe;
+        int32_t reserved;
+    } ps_ack;
+    int ps_ack_queued; /* in u->ps_ack_queue */
+    uint64_t ps_acked;
 } ucx_peer_t;
 
 /* What a PE publishes for each registered row; the packed key follows. */
@@ -84,6 +97,8 @@ typedef struct {
     uint64_t size;
     uint32_t rkey_len;
     uint32_t row;
+    uint32_t kind; /* shoal_mem_kind_t */
+    uint32_t reserved;
 } ucx_reg_info_t;
 
 /* A non-blocking get in flight. */
@@ -124,6 +139,19 @@ typedef struct ucx {
      * synchronization adds of other PEs land (ucx_sync_add_recv). */
     uint64_t self_base[SHOAL_ROUTE_ROWS];
     uint64_t self_size[SHOAL_ROUTE_ROWS];
+    /* This PE's registered GPU-memory rows: a put's source there is not
+     * sent as an active message (the host cannot read it). */
+    uint64_t dev_base[SHOAL_ROUTE_ROWS];
+    uint64_t dev_size[SHOAL_ROUTE_ROWS];
+    unsigned ndev_rows;
+    /* Puts with a signal sent as active messages, and of them how many
+     * their targets acknowledged (ucx_am.c); quiet waits for the two to
+     * meet. Under the lock, read atomically. */
+    uint64_t ps_sent;
+    uint64_t ps_acked;
+    /* Peers owed an acknowledgement: [nqueued], sent after progress. */
+    int *ps_ack_queue;
+    int ps_ack_nqueued;
     char error[256]; /* the last failure, for strerror */
 } ucx_t;
 
@@ -241,6 +269,21 @@ shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal
 shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote_t dest,
                               const void *source, size_t len, shoal_remote_t sig, uint64_t signal,
                               shoal_amo_op_t sig_op, int nbi);
+
+/* Under the lock (ucx_rma.c): one put or get, and one atomic. */
+shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remote, void *local, size_t len,
+                       int nbi);
+shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoal_amo_op_t op, size_t size,
+                              const void *operand, const void *compare, void *fetch_p);
+
+/* Sends the acknowledgements of puts with a signal applied here (ucx_am.c);
+ * after each progress call, under the lock. */
+void ucx_ps_ack_send(ucx_t *u);
+static inline void ucx_ps_ack(ucx_t *u)
+{
+    if (__builtin_expect(u->ps_ack_nqueued != 0, 0))
+        ucx_ps_ack_send(u);
+}
 
 /* A synchronization add as an active message (ucx_am.c); under the lock. */
 shoal_status_t ucx_sync_add_send(ucx_t *u, int pe, shoal_remote_t dest, size_t size,

@@ -37,6 +37,7 @@ unsigned ucx_drain(ucx_t *u)
     unsigned total = 0, n;
     while ((n = ucp_worker_progress(u->worker)) != 0) {
         total += n;
+        ucx_ps_ack(u);
         if (shoal_lock_waited_for(&u->lock))
             break;
     }

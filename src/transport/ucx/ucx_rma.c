@@ -34,8 +34,8 @@ shoal_status_t ucx_remote(ucx_t *u, int pe, shoal_remote_t r, size_t len, uint64
 /* A put (local -> remote) or get (remote -> local): blocking waits for local
  * completion; nbi only starts it. A put, or a get that quiet must complete,
  * counts as issued. */
-static shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remote, void *local,
-                              size_t len, int nbi)
+shoal_status_t ucx_rma(ucx_t *u, int is_put, int pe, shoal_remote_t remote, void *local, size_t len,
+                       int nbi)
 {
     uint64_t raddr;
     ucp_rkey_h rkey;
@@ -101,9 +101,8 @@ static inline void ucx_amo_store(void *p, uint64_t v, size_t size)
     }
 }
 
-static shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoal_amo_op_t op,
-                                     size_t size, const void *operand, const void *compare,
-                                     void *fetch_p)
+shoal_status_t ucx_amo_locked(ucx_t *u, int pe, shoal_remote_t dest, shoal_amo_op_t op, size_t size,
+                              const void *operand, const void *compare, void *fetch_p)
 {
     uint64_t raddr;
     ucp_rkey_h rkey;
@@ -204,28 +203,6 @@ shoal_status_t ucx_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest, shoal
     ucx_t *u = tr->priv;
     ucx_lock(u);
     shoal_status_t status = ucx_amo_locked(u, pe, dest, op, size, operand, compare, fetch_p);
-    ucx_unlock(u);
-    return status;
-}
-
-/* The data, a fence (UCX: operations issued on the worker before it
- * complete before those issued after, on each endpoint), then the signal
- * as a non-fetching atomic: no round trip. */
-shoal_status_t ucx_put_signal(shoal_transport_t *tr, int pe, shoal_remote_t dest,
-                              const void *source, size_t len, shoal_remote_t sig, uint64_t signal,
-                              shoal_amo_op_t sig_op, int nbi)
-{
-    ucx_t *u = tr->priv;
-    ucx_lock(u);
-    shoal_status_t status = len > 0 ? ucx_rma(u, 1, pe, dest, (void *)source, len, nbi) : SHOAL_OK;
-    if (status == SHOAL_OK) {
-        ucs_status_t st = ucp_worker_fence(u->worker);
-        if (st != UCS_OK)
-            status = ucx_fail(u, SHOAL_ERR_IO, "UCX fence before the signal to PE %d failed: %s",
-                              pe, ucs_status_string(st));
-    }
-    if (status == SHOAL_OK)
-        status = ucx_amo_locked(u, pe, sig, sig_op, sizeof(uint64_t), &signal, NULL, NULL);
     ucx_unlock(u);
     return status;
 }

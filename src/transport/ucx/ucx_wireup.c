@@ -114,7 +114,8 @@ void ucx_close_endpoints(ucx_t *u)
 static shoal_status_t ucx_reg_pack(ucx_t *u, unsigned row, void *base, size_t size,
                                    shoal_mem_kind_t kind, char **blob_p, size_t *len_p)
 {
-    ucx_reg_info_t info = {.base = (uint64_t)(uintptr_t)base, .size = size, .row = row};
+    ucx_reg_info_t info = {
+        .base = (uint64_t)(uintptr_t)base, .size = size, .row = row, .kind = (uint32_t)kind};
     void *rkey_buf = NULL;
     char *blob = NULL;
     shoal_status_t status = SHOAL_OK;
@@ -177,6 +178,7 @@ static shoal_status_t ucx_reg_import(ucx_t *u, int pe, unsigned row, const char 
         } else {
             p->base[row] = info.base;
             p->size[row] = info.size;
+            p->host[row] = info.kind == SHOAL_MEM_HOST;
         }
     }
     return status;
@@ -204,6 +206,11 @@ shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base,
         if (status == SHOAL_OK && base != NULL && kind == SHOAL_MEM_HOST) {
             u->self_base[row] = (uint64_t)(uintptr_t)base;
             __atomic_store_n(&u->self_size[row], (uint64_t)size, __ATOMIC_RELEASE);
+        }
+        if (status == SHOAL_OK && base != NULL && kind != SHOAL_MEM_HOST) {
+            u->dev_base[row] = (uint64_t)(uintptr_t)base;
+            u->dev_size[row] = size;
+            u->ndev_rows++;
         }
     }
     snprintf(key, sizeof(key), "ucx.reg.%u.%u", u->generation, u->registrations++);
