@@ -25,11 +25,13 @@
  * Blocking calls complete locally before they return (a put's source may be
  * reused, a get's or fetching atomic's result is there); non-blocking puts
  * and gets, non-fetching atomics and signals are only started (no reply is
- * waited for), and quiet completes them: a worker flush for puts, atomics
- * and signals, the gets' own requests for gets (their replies are their
- * completion, so a quiet after gets alone costs no extra round trip). Endpoints use
- * peer error handling: a peer that dies fails what was in flight to it, and
- * the next quiet or fence reports it rather than returning as if complete.
+ * waited for), and quiet completes them: a worker flush for puts and
+ * atomics, the gets' own requests for gets (their replies are their
+ * completion, so a quiet after gets alone costs no extra round trip), the
+ * targets' acknowledgements for puts with a signal (one active message
+ * each, ucx_am.c). Endpoints use peer error handling: a peer that dies
+ * fails what was in flight to it, and the next quiet or fence reports it
+ * rather than returning as if complete.
  *
  * The library's own synchronization adds (SHOAL_AMO_SYNC_ADD: barrier
  * counters, which their target polls and quiet never waits for) travel as a
