@@ -145,14 +145,14 @@ void shoal_backoff_share_check(shoal_backoff_t *b)
  * would need a CPU of its own to answer as fast. */
 void shoal_backoff_net(void)
 {
-    shoal_net->ops->progress(shoal_net);
+    shoal_transport_progress(shoal_net);
 }
 
 void shoal_backoff_slow(shoal_backoff_t *b)
 {
     /* A PE that serves other hosts keeps polling (yielding) rather than
      * sleeping: waking from a sleep adds ~20 us to each of their requests. */
-    if (shoal_net != NULL && shoal_net->ops->progress(shoal_net) != 0)
+    if (shoal_net != NULL && shoal_transport_progress(shoal_net) != 0)
         b->yield_start_ns = b->sleep_ns = 0;
     if (b->yield_start_ns == 0) {
         b->yield_start_ns = shoal_clock_ns();
@@ -171,7 +171,7 @@ void shoal_backoff_slow(shoal_backoff_t *b)
     }
     if (shoal_net != NULL) {
         /* Woken early by the network; after serving a request, poll again. */
-        if (shoal_net->ops->sleep(shoal_net, b->sleep_ns) != 0) {
+        if (shoal_transport_sleep(shoal_net, b->sleep_ns) != 0) {
             b->yield_start_ns = shoal_clock_ns();
             b->sleep_ns = 0;
             return;

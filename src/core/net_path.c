@@ -12,24 +12,24 @@
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
     const char *why =
-        shoal_net != NULL ? shoal_net->ops->strerror(shoal_net) : shoal_status_str(status);
+        shoal_net != NULL ? shoal_transport_strerror(shoal_net) : shoal_status_str(status);
     if (pe >= 0)
         shoal_fatal("%s: the operation with PE %d over %s failed: %s; the job cannot go on "
                     "with that PE",
-                    fn, pe, shoal_net ? shoal_net->ops->name : "the network", why);
+                    fn, pe, shoal_net ? shoal_transport_name(shoal_net) : "the network", why);
     shoal_fatal("%s: completing this PE's network operations over %s failed: %s; they may not "
                 "have reached their targets, so the job cannot go on",
-                fn, shoal_net ? shoal_net->ops->name : "the network", why);
+                fn, shoal_net ? shoal_transport_name(shoal_net) : "the network", why);
 }
 
 void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t *w, void *local,
                    size_t len)
 {
-    const shoal_transport_ops_t *ops = shoal_net->ops;
     const int nbi = kind == SHOAL_RMA_PUT_NBI || kind == SHOAL_RMA_GET_NBI;
-    shoal_status_t status = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
-                                ? ops->put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
-                                : ops->get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
+    shoal_status_t status =
+        kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
+            ? shoal_transport_put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
+            : shoal_transport_get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -38,7 +38,7 @@ void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_
                    const void *operand, const void *compare, void *fetch_p)
 {
     shoal_status_t status =
-        shoal_net->ops->amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
+        shoal_transport_amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
 }
@@ -54,19 +54,19 @@ static void net_wait_end(const char *fn, shoal_status_t status)
 void shoal_net_quiet(const char *fn)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    net_wait_end(fn, shoal_net->ops->quiet(shoal_net));
+    net_wait_end(fn, shoal_transport_quiet(shoal_net));
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    net_wait_end(fn, shoal_net->ops->pe_quiet(shoal_net, pes, npes));
+    net_wait_end(fn, shoal_transport_pe_quiet(shoal_net, pes, npes));
 }
 
 void shoal_net_fence(const char *fn)
 {
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    net_wait_end(fn, shoal_net->ops->fence(shoal_net));
+    net_wait_end(fn, shoal_transport_fence(shoal_net));
 }
 
 void shoal_pe_quiet(const char *fn, shmem_ctx_t ctx, const int *pes, size_t npes)

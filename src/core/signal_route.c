@@ -21,7 +21,7 @@ static void put_signal_routed(const char *fn, void *dest, const void *source, si
         dk = SHOAL_ROUTE_ERROR;                         /* nothing left to move */
     }
     if (sk == SHOAL_ROUTE_NET && dk == SHOAL_ROUTE_NET) {
-        shoal_status_t status = shoal_net->ops->put_signal(
+        shoal_status_t status = shoal_transport_put_signal(
             shoal_net, pe, shoal_remote_of(len == 0 ? &sw : &dw), source, len, shoal_remote_of(&sw),
             signal, shoal_signal_amo_op(sig_op), nbi);
         if (status != SHOAL_OK)

@@ -48,10 +48,10 @@ shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_
         goto out;
     }
     for (unsigned row = 0; row < rt->nrows && status == SHOAL_OK; row++)
-        status = tr->ops->mem_register(tr, row, (void *)rt->row[row].base, rt->row[row].size,
-                                       (shoal_mem_kind_t)rt->row[row].kind);
+        status = shoal_transport_mem_register(tr, row, (void *)rt->row[row].base, rt->row[row].size,
+                                              (shoal_mem_kind_t)rt->row[row].kind);
     if (status != SHOAL_OK) {
-        tr->ops->finalize(tr);
+        shoal_transport_finalize(tr);
         goto out;
     }
     rt->net = 1;
@@ -67,5 +67,5 @@ void shoal_net_close(shoal_route_t *rt)
     shoal_net = NULL;
     rt->net = 0;
     if (tr != NULL)
-        tr->ops->finalize(tr); /* collective; before the segments go */
+        shoal_transport_finalize(tr); /* collective; before the segments go */
 }

@@ -20,7 +20,7 @@ shoal_status_t shoal_net_open(shoal_bootstrap_t *bs, unsigned generation, shoal_
 static inline void shoal_net_idle(void)
 {
     if (shoal_net != NULL)
-        shoal_net->ops->idle(shoal_net);
+        shoal_transport_idle(shoal_net);
 }
 
 /* Collective. Completes, disconnects and frees the transport, if any. */

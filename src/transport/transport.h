@@ -108,4 +108,88 @@ struct shoal_transport {
 /* The network transport in use, or NULL when every PE is on this host. */
 extern shoal_transport_t *shoal_net;
 
+/* One forwarder per operation, as bootstrap.h has: callers write
+ * shoal_transport_put(tr, ...) rather than reach into the ops table. */
+static inline shoal_status_t shoal_transport_put(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                                                 const void *source, size_t len, int nbi)
+{
+    return tr->ops->put(tr, pe, dest, source, len, nbi);
+}
+
+static inline shoal_status_t shoal_transport_get(shoal_transport_t *tr, int pe, void *dest,
+                                                 shoal_remote_t source, size_t len, int nbi)
+{
+    return tr->ops->get(tr, pe, dest, source, len, nbi);
+}
+
+static inline shoal_status_t shoal_transport_put_signal(shoal_transport_t *tr, int pe,
+                                                        shoal_remote_t dest, const void *source,
+                                                        size_t len, shoal_remote_t sig,
+                                                        uint64_t signal, shoal_amo_op_t sig_op,
+                                                        int nbi)
+{
+    return tr->ops->put_signal(tr, pe, dest, source, len, sig, signal, sig_op, nbi);
+}
+
+static inline shoal_status_t shoal_transport_amo(shoal_transport_t *tr, int pe, shoal_remote_t dest,
+                                                 shoal_amo_op_t op, size_t size,
+                                                 const void *operand, const void *compare,
+                                                 void *fetch_p)
+{
+    return tr->ops->amo(tr, pe, dest, op, size, operand, compare, fetch_p);
+}
+
+static inline shoal_status_t shoal_transport_quiet(shoal_transport_t *tr)
+{
+    return tr->ops->quiet(tr);
+}
+
+static inline shoal_status_t shoal_transport_pe_quiet(shoal_transport_t *tr, const int *pes,
+                                                      size_t npes)
+{
+    return tr->ops->pe_quiet(tr, pes, npes);
+}
+
+static inline shoal_status_t shoal_transport_fence(shoal_transport_t *tr)
+{
+    return tr->ops->fence(tr);
+}
+
+static inline shoal_status_t shoal_transport_mem_register(shoal_transport_t *tr, unsigned row,
+                                                          void *base, size_t size,
+                                                          shoal_mem_kind_t kind)
+{
+    return tr->ops->mem_register(tr, row, base, size, kind);
+}
+
+static inline const char *shoal_transport_name(const shoal_transport_t *tr)
+{
+    return tr->ops->name;
+}
+
+static inline const char *shoal_transport_strerror(shoal_transport_t *tr)
+{
+    return tr->ops->strerror(tr);
+}
+
+static inline unsigned shoal_transport_progress(shoal_transport_t *tr)
+{
+    return tr->ops->progress(tr);
+}
+
+static inline unsigned shoal_transport_sleep(shoal_transport_t *tr, uint64_t ns)
+{
+    return tr->ops->sleep(tr, ns);
+}
+
+static inline void shoal_transport_idle(shoal_transport_t *tr)
+{
+    tr->ops->idle(tr);
+}
+
+static inline void shoal_transport_finalize(shoal_transport_t *tr)
+{
+    tr->ops->finalize(tr);
+}
+
 #endif

@@ -16,8 +16,8 @@
  * bootstrap and connects to every PE whose `mapped[pe]` is 0. Starts the
  * progress thread, which serves peers' operations on this PE's memory while
  * the program computes or waits. `generation` keeps keys of repeated
- * shmem_init calls apart. Memory becomes reachable by tr->ops->mem_register;
- * the transport is ended with tr->ops->finalize, which is collective too.
+ * shmem_init calls apart. Memory becomes reachable by shoal_transport_mem_register;
+ * the transport is ended with shoal_transport_finalize, which is collective too.
  *
  * The transport is a plugin (libshoal_ucx.so, next to libshoal) loaded only
  * when needed: merely loading UCX interposes memory calls (libucm's madvise,
