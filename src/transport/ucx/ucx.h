@@ -1,7 +1,7 @@
 /*
  * The UCX (UCP) network transport: RMA and atomics to PEs whose memory this
  * PE does not map, over whatever UCX picks (or UCX_TLS allows). It is
- * started by transport/net.c, which then registers the route table's rows
+ * started by transport/net_setup.c, which then registers the route table's rows
  * with it; the core reaches it only through `shoal_net`.
  */
 #ifndef SHOAL_TRANSPORT_UCX_H
