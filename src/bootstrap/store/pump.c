@@ -133,13 +133,13 @@ int shoal_store_pump_frame(shoal_store_pump_t *p, shoal_store_msg_t *m, size_t *
 }
 
 /* Waits for what the link asked for; -1 with `why` once the deadline passed. */
-static int wait_link(shoal_store_pump_t *p, long rc, uint64_t deadline_ms, char *why,
-                     size_t why_size)
+static int wait_link(shoal_store_pump_t *p, long rc, uint64_t deadline_ms, const char *late,
+                     char *why, size_t why_size)
 {
     if (shoal_store_wait_fd(p->link->fd, rc == SHOAL_STORE_IO_WANT_WRITE ? POLLOUT : POLLIN,
                             deadline_ms))
         return 0;
-    snprintf(why, why_size, "it stopped answering (timed out)");
+    snprintf(why, why_size, "%s", late);
     return -1;
 }
 
@@ -152,7 +152,7 @@ int shoal_store_pump_send_all(shoal_store_pump_t *p, uint64_t deadline_ms, char 
         if (n > 0) {
             shoal_store_buf_consume(p->out, (size_t)n);
         } else if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE) {
-            if (wait_link(p, n, deadline_ms, why, why_size) != 0)
+            if (wait_link(p, n, deadline_ms, "it stopped answering (timed out)", why, why_size))
                 return -1;
         } else {
             ended(p, n);
@@ -174,7 +174,7 @@ int shoal_store_pump_recv(shoal_store_pump_t *p, size_t max, uint64_t deadline_m
             snprintf(why, why_size, "%s", shoal_store_pump_cause(p, "it closed the connection"));
             return -1;
         }
-        if (wait_link(p, n, deadline_ms, why, why_size) != 0)
+        if (wait_link(p, n, deadline_ms, "no answer (timed out)", why, why_size) != 0)
             return -1;
     }
 }
