@@ -25,8 +25,8 @@
 #include <netinet/in.h>
 
 #include "../unit/unit_check.h"
-#include "bootstrap/store/host.h"
-#include "bootstrap/store/net.h"
+#include "bootstrap/store/server_thread.h"
+#include "bootstrap/store/sockets.h"
 #include "bootstrap/store/proto.h"
 #include "util/log.h"
 

@@ -32,7 +32,7 @@
 #include <arpa/inet.h>
 
 #include "bootstrap/store/link.h"
-#include "bootstrap/store/net.h"
+#include "bootstrap/store/sockets.h"
 #include "bootstrap/store/proto.h"
 
 static int usage(void)

@@ -19,13 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "shoalrun.h"
 #include "util/log.h"
-
-#define SR_READ_CHUNK (64 * 1024)
 
 static uint64_t now_ms(void)
 {
@@ -52,13 +49,18 @@ void sr_server_attach(sr_job_t *job, sr_pe_t *pe, int sock)
 {
     char addr[32];
     snprintf(addr, sizeof(addr), "PE %d's socketpair", pe->rank);
+    shoal_store_link_t *link = NULL;
     pe->peer = shoal_store_server_peer_new(job->store, addr);
-    if (pe->peer == NULL) {
+    if (pe->peer == NULL || shoal_store_link_tcp_create(sock, &link) != SHOAL_OK) {
         sr_msg("out of memory");
         sr_proc_emergency_exit();
     }
     shoal_store_server_peer_bind(pe->peer, pe->rank);
     pe->sock = sock;
+    pe->pump = (shoal_store_pump_t){.policy = &shoal_store_policy_launcher,
+                                    .link = link,
+                                    .in = &pe->peer->in,
+                                    .out = &pe->peer->out};
 }
 
 bool sr_server_wants_write(const sr_pe_t *pe)
@@ -68,18 +70,9 @@ bool sr_server_wants_write(const sr_pe_t *pe)
 
 void sr_server_write(sr_job_t *job, sr_pe_t *pe)
 {
-    while (pe->sock >= 0 && shoal_store_buf_unread(&pe->peer->out) > 0) {
-        shoal_store_buf_t *out = &pe->peer->out;
-        ssize_t n =
-            send(pe->sock, shoal_store_buf_head(out), shoal_store_buf_unread(out), MSG_NOSIGNAL);
-        if (n >= 0)
-            shoal_store_buf_consume(out, (size_t)n);
-        else if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return;
-        else if (errno != EINTR)
-            sr_server_close(job, pe); /* EPIPE, ECONNRESET: the PE is gone */
-    }
-    if (pe->sock >= 0 && pe->peer->closing)
+    if (pe->sock >= 0 && shoal_store_pump_flush(&pe->pump) != 0)
+        sr_server_close(job, pe); /* EPIPE, ECONNRESET: the PE is gone */
+    if (pe->sock >= 0 && shoal_store_buf_unread(&pe->peer->out) == 0 && pe->peer->closing)
         sr_server_close(job, pe); /* refused (its HELLO): the refusal is out */
 }
 
@@ -155,32 +148,29 @@ static void handle_input(sr_job_t *job, sr_pe_t *pe)
 
 void sr_server_read(sr_job_t *job, sr_pe_t *pe)
 {
-    while (pe->sock >= 0) {
-        shoal_store_buf_t *in = &pe->peer->in;
-        if (shoal_store_buf_reserve(in, SR_READ_CHUNK) != SHOAL_OK) {
+    long n;
+    while (pe->sock >= 0 && (n = shoal_store_pump_fill(&pe->pump)) != 0) {
+        if (n > 0) {
+            handle_input(job, pe);
+            continue;
+        }
+        if (pe->pump.link->sys_errno == ENOMEM) {
             sr_msg("out of memory reading PE %d's bootstrap requests", pe->rank);
             sr_proc_emergency_exit();
         }
-        ssize_t n = recv(pe->sock, in->data + in->len, in->cap - in->len, 0);
-        if (n > 0) {
-            in->len += (size_t)n;
-            handle_input(job, pe);
-        } else if (n == 0) {
-            if (shoal_store_buf_unread(in) > 0 && job->state == SR_JOB_RUNNING && pe->running)
-                sr_msg("PE %d closed its launcher connection in the middle of a message", pe->rank);
-            sr_server_close(job, pe);
-        } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            return;
-        } else if (errno != EINTR) {
-            sr_server_close(job, pe); /* ECONNRESET: the PE died */
-        }
+        if (n == SHOAL_STORE_IO_EOF && pe->pump.link->sys_errno == 0 &&
+            shoal_store_buf_unread(&pe->peer->in) > 0 && job->state == SR_JOB_RUNNING &&
+            pe->running)
+            sr_msg("PE %d closed its launcher connection in the middle of a message", pe->rank);
+        sr_server_close(job, pe); /* closed, or ECONNRESET: the PE died */
     }
 }
 
 void sr_server_close(sr_job_t *job, sr_pe_t *pe)
 {
     if (pe->sock >= 0)
-        close(pe->sock);
+        shoal_store_link_destroy(pe->pump.link); /* closes sock */
+    pe->pump.link = NULL;
     pe->sock = -1;
     if (pe->peer != NULL) {
         note_state(pe);

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "bootstrap/store/logic.h"
+#include "bootstrap/store/pump.h"
 
 #define SR_MAX_NPES 4096
 
@@ -193,6 +194,7 @@ typedef struct {
     /* The bootstrap connection (server.c). */
     int sock;                   /* -1 once closed */
     shoal_store_peer_t *peer;   /* its side in the store's logic; NULL once closed */
+    shoal_store_pump_t pump;    /* between sock (its link) and peer's buffers */
     bool in_shmem;              /* between EVENT initialized and EVENT finalized */
     bool finalized;             /* EVENT finalized was its last event */
     bool failed_after_finalize; /* exited non-zero or by a signal after finalizing */

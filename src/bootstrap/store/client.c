@@ -17,28 +17,24 @@
  * launcher shows an ABORT's message and ends the PEs itself, so this PE
  * only sends it and exits.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bootstrap/store/store.h"
 #include "bootstrap/store/config.h"
-#include "bootstrap/store/host.h"
+#include "bootstrap/store/server_thread.h"
 #include "bootstrap/store/join.h"
+#include "bootstrap/store/pump.h"
 #include "util/log.h"
 #include "util/thread.h"
 
 #define FLUSH_TIMEOUT_MS 10000
 #define ABORT_WAIT_MS 3000
-#define READ_CHUNK 16384
 
 typedef struct {
     shoal_store_config_t cfg;
@@ -46,6 +42,7 @@ typedef struct {
     const char *hosted_by; /* for messages */
     shoal_store_tls_t *tls;
     shoal_store_link_t *link;
+    shoal_store_pump_t pump; /* over link, in and out, once joined */
     int wake_fd;
     shoal_store_buf_t in, out;
     pthread_t thread;
@@ -61,7 +58,6 @@ typedef struct {
     int finalized; /* FINALIZED was the last event sent */
     int dead;      /* the connection is gone (after finalize) */
     int stop;
-    int read_wants_write;
     pid_t pid;       /* the process that owns the I/O thread */
     int launcher_fd; /* the launcher's socketpair (attach), or -1 */
 } client_t;
@@ -96,7 +92,7 @@ static void store_gone(client_t *c, const char *why)
         pthread_cond_broadcast(&c->cond);
         return;
     }
-    if (c->link != NULL && shoal_store_errno_unreachable(c->link->sys_errno))
+    if (shoal_store_pump_unreachable(&c->pump))
         SHOAL_ERROR("the config store at %s (%s) is unreachable: its host stopped answering "
                     "(%s; the host is down or the network link between it and this host is "
                     "cut; SHOAL_NET_TIMEOUT says how long an unanswered link is waited for). "
@@ -115,16 +111,11 @@ static void dispatch(client_t *c)
     for (;;) {
         shoal_store_msg_t m;
         size_t len = 0;
-        const char *bad = NULL;
-        shoal_status_t status = shoal_store_frame_peek(shoal_store_buf_head(&c->in),
-                                                       shoal_store_buf_unread(&c->in), &len, &bad);
-        if (status == SHOAL_ERR_NOT_FOUND)
+        char why[160];
+        int got = shoal_store_pump_frame(&c->pump, &m, &len, why, sizeof(why));
+        if (got == 0)
             return;
-        if (status == SHOAL_OK)
-            status = shoal_store_decode(shoal_store_buf_head(&c->in), len, &m, &bad);
-        if (status != SHOAL_OK) {
-            char why[160];
-            snprintf(why, sizeof(why), "it sent a malformed frame (%s)", bad);
+        if (got < 0) {
             store_gone(c, why);
             return;
         }
@@ -138,9 +129,7 @@ static void dispatch(client_t *c)
             shoal_store_span_str(m.u.abort.message, msg, sizeof(msg));
             job_ended(c, m.u.abort.status, m.u.abort.origin, msg);
         }
-        if ((m.type == SHOAL_STORE_MSG_VALUE || m.type == SHOAL_STORE_MSG_BARRIER_DONE ||
-             m.type == SHOAL_STORE_MSG_GATHERED) &&
-            (int)m.type == c->expect && !c->reply_ready) {
+        if ((int)m.type == c->expect && !c->reply_ready) {
             /* A GATHERED reply keeps its count (4 bytes) before the values. */
             uint32_t count = m.u.gathered.count;
             shoal_store_span_t v = m.type == SHOAL_STORE_MSG_VALUE      ? m.u.value.value
@@ -156,7 +145,6 @@ static void dispatch(client_t *c)
             c->reply_ready = 1;
             pthread_cond_broadcast(&c->cond);
         } else {
-            char why[120];
             snprintf(why, sizeof(why), "it sent an unexpected %s", shoal_store_msg_name(m.type));
             store_gone(c, why);
             return;
@@ -168,37 +156,19 @@ static void dispatch(client_t *c)
 /* Reads what is there and sends what is queued; lock held. */
 static void pump(client_t *c)
 {
-    while (shoal_store_buf_unread(&c->out) > 0) {
-        long n = shoal_store_link_write(c->link, shoal_store_buf_head(&c->out),
-                                        shoal_store_buf_unread(&c->out));
-        if (n > 0) {
-            shoal_store_buf_consume(&c->out, (size_t)n);
-            continue;
-        }
-        if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE)
-            break;
-        store_gone(c, n == SHOAL_STORE_IO_EOF ? "it closed the connection" : c->link->error);
+    long n;
+    if (shoal_store_pump_flush(&c->pump) != 0) {
+        store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection"));
         return;
     }
-    for (;;) {
-        if (shoal_store_buf_reserve(&c->in, READ_CHUNK) != SHOAL_OK) {
-            store_gone(c, "out of memory");
+    while ((n = shoal_store_pump_fill(&c->pump)) > 0) {
+        dispatch(c);
+        if (c->dead)
             return;
-        }
-        long n = shoal_store_link_read(c->link, c->in.data + c->in.len, c->in.cap - c->in.len);
-        if (n > 0) {
-            c->in.len += (size_t)n;
-            dispatch(c);
-            if (c->dead)
-                return;
-            continue;
-        }
-        c->read_wants_write = n == SHOAL_STORE_IO_WANT_WRITE;
-        if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE)
-            break;
-        store_gone(c, n == SHOAL_STORE_IO_EOF ? "it closed the connection (its process has "
-                                                "ended)"
-                                              : c->link->error);
+    }
+    if (n < 0) {
+        store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection (its process "
+                                                       "has ended)"));
         return;
     }
     pthread_cond_broadcast(&c->cond); /* flush progress */
@@ -208,12 +178,9 @@ static void *client_main(void *arg)
 {
     client_t *c = arg;
     shoal_thread_name("shoal-store");
-    sigset_t pipe_set;
     shoal_status_t status;
 
-    sigemptyset(&pipe_set);
-    sigaddset(&pipe_set, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+    shoal_store_block_sigpipe();
 
     c->join.cfg = &c->cfg;
     c->join.where = c->where;
@@ -224,6 +191,8 @@ static void *client_main(void *arg)
     c->in = c->join.in;
     c->join.link = NULL;
     c->join.in = (shoal_store_buf_t){0};
+    c->pump = (shoal_store_pump_t){
+        .policy = &shoal_store_policy_client, .link = c->link, .in = &c->in, .out = &c->out};
     pthread_mutex_lock(&c->lock);
     c->joined = status == SHOAL_OK ? 1 : -1;
     c->join_status = status;
@@ -236,21 +205,16 @@ static void *client_main(void *arg)
     dispatch(c);
     while (!c->stop && !c->dead) {
         struct pollfd fds[2] = {
-            {.fd = c->link->fd, .events = POLLIN},
+            {.fd = c->link->fd, .events = shoal_store_pump_events(&c->pump)},
             {.fd = c->wake_fd, .events = POLLIN},
         };
-        if (c->read_wants_write || shoal_store_buf_unread(&c->out) > 0)
-            fds[0].events |= POLLOUT;
         pthread_mutex_unlock(&c->lock);
         poll(fds, 2, -1);
         pthread_mutex_lock(&c->lock);
         if (c->stop)
             break;
-        if (fds[1].revents & POLLIN) {
-            uint64_t v;
-            ssize_t ignored = read(c->wake_fd, &v, sizeof(v));
-            (void)ignored;
-        }
+        if (fds[1].revents & POLLIN)
+            shoal_store_wake_drain(c->wake_fd);
         pump(c);
     }
     pthread_cond_broadcast(&c->cond);
@@ -259,13 +223,6 @@ static void *client_main(void *arg)
 }
 
 /* ---- the bootstrap operations -------------------------------------------- */
-
-static void wake(client_t *c)
-{
-    uint64_t one = 1;
-    ssize_t ignored = write(c->wake_fd, &one, sizeof(one));
-    (void)ignored;
-}
 
 /* Queues a message; the lock is held. */
 static shoal_status_t queue(client_t *c, const shoal_store_msg_t *m, const char *op)
@@ -279,7 +236,7 @@ static shoal_status_t queue(client_t *c, const shoal_store_msg_t *m, const char 
         SHOAL_ERROR("bootstrap %s: out of memory", op);
         return SHOAL_ERR_NOMEM;
     }
-    wake(c);
+    shoal_store_wake(c->wake_fd);
     return SHOAL_OK;
 }
 
@@ -311,17 +268,9 @@ static shoal_status_t request(client_t *c, const shoal_store_msg_t *m, int expec
 static void wait_flushed(client_t *c, uint64_t timeout_ms)
 {
     uint64_t deadline = shoal_store_now_ms() + timeout_ms;
-    while (shoal_store_buf_unread(&c->out) > 0 && !c->dead && !c->stop) {
-        uint64_t now = shoal_store_now_ms();
-        if (now >= deadline)
-            return;
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50 * 1000000L;
-        ts.tv_sec += ts.tv_nsec / 1000000000L;
-        ts.tv_nsec %= 1000000000L;
-        pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-    }
+    while (shoal_store_buf_unread(&c->out) > 0 && !c->dead && !c->stop &&
+           shoal_store_cond_wait(&c->cond, &c->lock, deadline))
+        ;
 }
 
 static shoal_status_t check_key(const char *op, const char *key, size_t *len_p)
@@ -505,7 +454,7 @@ static int send_abort(shoal_bootstrap_t *bs, int status, const char *msg)
     shoal_store_host_note_finalized(0);
     if (c->dead || shoal_store_encode(&c->out, &m) != SHOAL_OK)
         return 0;
-    wake(c);
+    shoal_store_wake(c->wake_fd);
     wait_flushed(c, ABORT_WAIT_MS);
     return 1;
 }
@@ -520,14 +469,8 @@ store_abort(shoal_bootstrap_t *bs, int status, const char *msg)
     if (send_abort(bs, status, msg)) {
         /* The I/O thread exits the process when the store's ABORT comes back. */
         uint64_t deadline = shoal_store_now_ms() + ABORT_WAIT_MS;
-        while (!c->dead && shoal_store_now_ms() < deadline) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 50 * 1000000L;
-            ts.tv_sec += ts.tv_nsec / 1000000000L;
-            ts.tv_nsec %= 1000000000L;
-            pthread_cond_timedwait(&c->cond, &c->lock, &ts);
-        }
+        while (!c->dead && shoal_store_cond_wait(&c->cond, &c->lock, deadline))
+            ;
     }
     pthread_mutex_unlock(&c->lock);
     _exit(status);
@@ -551,7 +494,7 @@ static void client_stop(client_t *c)
 {
     pthread_mutex_lock(&c->lock);
     c->stop = 1;
-    wake(c);
+    shoal_store_wake(c->wake_fd);
     pthread_mutex_unlock(&c->lock);
     pthread_join(c->thread, NULL);
 }
@@ -644,9 +587,8 @@ static shoal_status_t client_start(client_t *c, shoal_bootstrap_t *bs,
 {
     shoal_status_t status;
 
-    c->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    c->wake_fd = shoal_store_wake_create("bootstrap init");
     if (c->wake_fd < 0) {
-        SHOAL_ERROR("bootstrap init: eventfd failed: %m");
         status = SHOAL_ERR_SYSTEM;
         goto out_tls;
     }

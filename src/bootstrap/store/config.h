@@ -12,7 +12,7 @@
 
 #include "bootstrap/store/store.h"
 #include "bootstrap/store/link.h"
-#include "bootstrap/store/net.h"
+#include "bootstrap/store/sockets.h"
 #include "util/env.h"
 
 typedef struct {

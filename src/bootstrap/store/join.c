@@ -6,81 +6,25 @@
  * reason. Over a launcher's socketpair only the HELLO part remains. Every failure is one logged
  * line with the store's address, the cause and what to do.
  */
-#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <poll.h>
-
 #include "bootstrap/store/join.h"
+#include "bootstrap/store/pump.h"
 #include "util/host_identity.h"
 #include "util/log.h"
 
-#define GREET_TIMEOUT_MS 10000 /* greeting and handshake, once connected */
-#define JOIN_SLACK_MS 5000     /* the store reports a join timeout before we give up */
-#define READ_CHUNK 16384
+#define JOIN_SLACK_MS 5000 /* the store reports a join timeout before we give up */
 
-/* Waits for what `rc` asks for; 0 when ready, -1 when the deadline passed. */
-static int wait_io(shoal_store_join_t *j, long rc, uint64_t deadline_ms)
+/* The pump over the join's link; `out` is what to send. */
+static shoal_store_pump_t join_pump(shoal_store_join_t *j, shoal_store_buf_t *out)
 {
-    short events = rc == SHOAL_STORE_IO_WANT_WRITE ? POLLOUT : POLLIN;
-    return shoal_store_wait_fd(j->link->fd, events, deadline_ms) ? 0 : -1;
-}
-
-/* Sends all of buf; 0, or -1 with the cause in `why`. */
-static int send_all(shoal_store_join_t *j, const void *buf, size_t len, uint64_t deadline_ms,
-                    char *why, size_t why_size)
-{
-    const uint8_t *p = buf;
-    while (len > 0) {
-        long n = shoal_store_link_write(j->link, p, len);
-        if (n > 0) {
-            p += n;
-            len -= (size_t)n;
-        } else if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE) {
-            if (wait_io(j, n, deadline_ms) != 0) {
-                snprintf(why, why_size, "it stopped answering (timed out)");
-                return -1;
-            }
-        } else {
-            j->last_io = (int)n;
-            snprintf(why, why_size, "%s",
-                     n == SHOAL_STORE_IO_EOF ? "it closed the connection" : j->link->error);
-            return -1;
-        }
-    }
-    return 0;
-}
-
-/* Reads at least one byte into j->in; 0, or -1 with the cause in `why`. */
-static int recv_some(shoal_store_join_t *j, uint64_t deadline_ms, size_t max, char *why,
-                     size_t why_size)
-{
-    for (;;) {
-        if (shoal_store_buf_reserve(&j->in, max) != SHOAL_OK) {
-            snprintf(why, why_size, "out of memory");
-            return -1;
-        }
-        long n = shoal_store_link_read(j->link, j->in.data + j->in.len, max);
-        if (n > 0) {
-            j->in.len += (size_t)n;
-            return 0;
-        }
-        if (n == SHOAL_STORE_IO_WANT_READ || n == SHOAL_STORE_IO_WANT_WRITE) {
-            if (wait_io(j, n, deadline_ms) != 0) {
-                snprintf(why, why_size, "no answer (timed out)");
-                return -1;
-            }
-            continue;
-        }
-        j->last_io = (int)n;
-        snprintf(why, why_size, "%s",
-                 n == SHOAL_STORE_IO_EOF ? "it closed the connection" : j->link->error);
-        return -1;
-    }
+    return (shoal_store_pump_t){
+        .policy = &shoal_store_policy_join, .link = j->link, .in = &j->in, .out = out};
 }
 
 static const char *fix_for_origin(const shoal_store_join_t *j)
@@ -125,12 +69,14 @@ static shoal_status_t greet(shoal_store_join_t *j, uint64_t deadline_ms)
     uint8_t hello[SHOAL_STORE_HELLO_BYTES], key_id[SHOAL_STORE_KEY_ID_BYTES] = {0};
     uint8_t version, security, verdict;
     char why[256];
+    shoal_store_buf_t out = {.data = hello, .len = sizeof(hello), .cap = sizeof(hello)};
+    shoal_store_pump_t pump = join_pump(j, &out);
 
     if (j->cfg->security == SHOAL_STORE_SEC_PSK &&
         shoal_store_key_id(j->cfg->secret, key_id) != SHOAL_OK)
         return SHOAL_ERR_SYSTEM;
     shoal_store_greeting_encode(hello, (uint8_t)j->cfg->security, key_id);
-    if (send_all(j, hello, sizeof(hello), deadline_ms, why, sizeof(why)) != 0) {
+    if (shoal_store_pump_send_all(&pump, deadline_ms, why, sizeof(why)) != 0) {
         SHOAL_ERROR("the config store at %s did not take this PE's greeting: %s; is it a Shoal "
                     "config store?",
                     j->where, why);
@@ -138,7 +84,8 @@ static shoal_status_t greet(shoal_store_join_t *j, uint64_t deadline_ms)
     }
     while (shoal_store_buf_unread(&j->in) < SHOAL_STORE_REPLY_BYTES) {
         size_t want = SHOAL_STORE_REPLY_BYTES - shoal_store_buf_unread(&j->in);
-        if (recv_some(j, deadline_ms, want, why, sizeof(why)) != 0) {
+        /* No more than the answer: TLS starts on the socket right after it. */
+        if (shoal_store_pump_recv(&pump, want, deadline_ms, why, sizeof(why)) != 0) {
             SHOAL_ERROR("the service at %s did not answer this PE's greeting (%s): it is not "
                         "a Shoal config store, or one of another Shoal version",
                         j->where, why);
@@ -196,7 +143,8 @@ static shoal_status_t handshake(shoal_store_join_t *j, uint64_t deadline_ms)
         if (rc == 0)
             return SHOAL_OK;
         if (rc == SHOAL_STORE_IO_WANT_READ || rc == SHOAL_STORE_IO_WANT_WRITE) {
-            if (wait_io(j, rc, deadline_ms) == 0)
+            if (shoal_store_wait_fd(j->link->fd, rc == SHOAL_STORE_IO_WANT_WRITE ? POLLOUT : POLLIN,
+                                    deadline_ms))
                 continue;
             SHOAL_ERROR("TLS handshake with the config store at %s timed out", j->where);
             return SHOAL_ERR_TIMEOUT;
@@ -212,35 +160,10 @@ static shoal_status_t handshake(shoal_store_join_t *j, uint64_t deadline_ms)
     }
 }
 
-/* Reads one whole frame (deadline-bounded) and decodes it into *m; the
- * frame stays in j->in until the caller consumes *len_p bytes. */
-static shoal_status_t read_frame(shoal_store_join_t *j, uint64_t deadline_ms, shoal_store_msg_t *m,
-                                 size_t *len_p, char *why, size_t why_size)
-{
-    for (;;) {
-        const char *bad = NULL;
-        size_t len = 0;
-        shoal_status_t status = shoal_store_frame_peek(shoal_store_buf_head(&j->in),
-                                                       shoal_store_buf_unread(&j->in), &len, &bad);
-        if (status == SHOAL_OK)
-            status = shoal_store_decode(shoal_store_buf_head(&j->in), len, m, &bad);
-        if (status == SHOAL_OK) {
-            *len_p = len;
-            return SHOAL_OK;
-        }
-        if (status != SHOAL_ERR_NOT_FOUND) {
-            snprintf(why, why_size, "it sent a malformed frame (%s)", bad);
-            return SHOAL_ERR_IO;
-        }
-        if (recv_some(j, deadline_ms, READ_CHUNK, why, why_size) != 0)
-            return SHOAL_ERR_IO;
-    }
-}
-
 /* Sending HELLO or waiting for the answer failed: says why, by cause. */
-static shoal_status_t join_failed(shoal_store_join_t *j, const char *why)
+static shoal_status_t join_failed(shoal_store_join_t *j, int end, const char *why)
 {
-    if (j->last_io == SHOAL_STORE_IO_ERROR && j->cfg->security == SHOAL_STORE_SEC_CERT) {
+    if (end == SHOAL_STORE_IO_ERROR && j->cfg->security == SHOAL_STORE_SEC_CERT) {
         /* TLS 1.3: the store checks our certificate after our side of the
          * handshake is done, so its verdict arrives here. */
         SHOAL_ERROR("TLS handshake with the config store at %s failed: the store rejected this "
@@ -249,7 +172,7 @@ static shoal_status_t join_failed(shoal_store_join_t *j, const char *why)
                     j->where, why);
         return SHOAL_ERR_INVALID;
     }
-    if (j->last_io == SHOAL_STORE_IO_ERROR || j->last_io == SHOAL_STORE_IO_EOF) {
+    if (end == SHOAL_STORE_IO_ERROR || end == SHOAL_STORE_IO_EOF) {
         SHOAL_ERROR("the config store at %s failed while this PE joined: %s%s", j->where, why,
                     j->cfg->security == SHOAL_STORE_SEC_CERT
                         ? " (did it reject this PE's certificate? see the store's log)"
@@ -268,24 +191,33 @@ static shoal_status_t join(shoal_store_join_t *j)
     char host[SHOAL_STORE_MAX_TEXT], why[256];
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_HELLO};
     shoal_store_buf_t frame = {0};
+    shoal_store_pump_t pump = join_pump(j, &frame);
     uint64_t deadline = j->cfg->join_timeout_ms == 0
                             ? UINT64_MAX
                             : shoal_store_now_ms() + j->cfg->join_timeout_ms + JOIN_SLACK_MS;
     size_t len;
+    int got = 0;
 
     shoal_host_identity(host, sizeof(host));
     m.u.hello.rank = (uint32_t)j->cfg->rank;
     m.u.hello.npes = (uint32_t)j->cfg->npes;
     m.u.hello.pid = (uint32_t)getpid();
     m.u.hello.host = shoal_store_span(host, strlen(host));
-    j->last_io = 0;
-    if (shoal_store_encode(&frame, &m) != SHOAL_OK ||
-        send_all(j, frame.data, frame.len, deadline, why, sizeof(why)) != 0 ||
-        read_frame(j, deadline, &m, &len, why, sizeof(why)) != SHOAL_OK) {
-        shoal_store_buf_free(&frame);
-        return join_failed(j, why);
-    }
+    snprintf(why, sizeof(why), "out of memory");
+    if (shoal_store_encode(&frame, &m) == SHOAL_OK &&
+        shoal_store_pump_send_all(&pump, deadline, why, sizeof(why)) == 0)
+        while ((got = shoal_store_pump_frame(&pump, &m, &len, why, sizeof(why))) == 0 &&
+               shoal_store_pump_recv(&pump, 0, deadline, why, sizeof(why)) == 0)
+            ;
     shoal_store_buf_free(&frame);
+    if (got < 0) {
+        SHOAL_ERROR("the config store at %s answered HELLO wrongly (%s); the connection is out "
+                    "of step",
+                    j->where, why);
+        return SHOAL_ERR_IO;
+    }
+    if (got != 1)
+        return join_failed(j, pump.end, why);
     if (m.type == SHOAL_STORE_MSG_REFUSE) {
         char reason[SHOAL_STORE_MAX_TEXT + 1];
         shoal_store_span_str(m.u.refuse.reason, reason, sizeof(reason));
@@ -298,12 +230,6 @@ static shoal_status_t join(shoal_store_join_t *j)
                         j->cfg->rank, j->cfg->npes, reason);
         return m.u.refuse.code == SHOAL_STORE_REFUSE_JOIN_TIMEOUT ? SHOAL_ERR_TIMEOUT
                                                                   : SHOAL_ERR_INVALID;
-    }
-    if (m.type != SHOAL_STORE_MSG_WELCOME) {
-        SHOAL_ERROR("the config store at %s answered HELLO with %s; the connection is out of "
-                    "step",
-                    j->where, shoal_store_msg_name(m.type));
-        return SHOAL_ERR_IO;
     }
     j->local_rank = m.u.welcome.local_rank;
     j->local_npes = m.u.welcome.local_npes;
@@ -331,7 +257,7 @@ shoal_status_t shoal_store_join(shoal_store_join_t *j)
         close(fd);
         return status;
     }
-    deadline = shoal_store_now_ms() + GREET_TIMEOUT_MS;
+    deadline = shoal_store_now_ms() + shoal_store_policy_join.greet_timeout_ms;
     status = greet(j, deadline);
     if (status != SHOAL_OK)
         return status;

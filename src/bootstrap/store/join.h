@@ -24,7 +24,6 @@ typedef struct {
     shoal_store_buf_t in; /* bytes that came after WELCOME */
     uint32_t local_rank, local_npes;
     char job_id[64];
-    int last_io; /* how the last failed read or write ended (SHOAL_STORE_IO_*) */
 } shoal_store_join_t;
 
 /* Joins; on failure the cause is logged and returned. */

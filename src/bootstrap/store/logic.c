@@ -1,15 +1,8 @@
 /*
- * The config store's logic (see store/logic.h): joining, the key-value
- * table, barriers, events and the end of the job.
+ * The config store's logic (see store/logic.h): the key-value table,
+ * barriers, events and the end of the job; joining is store/logic_join.c.
  *
- * Joining: each PE sends HELLO with its rank, the job size and its host
- * identity. A rank outside the job, a rank another connection holds, or a
- * job size that differs is refused with a REFUSE that says which and why.
- * When every rank has joined, each PE gets WELCOME with its rank among the
- * PEs of its host and the job id. If they do not all join within the join
- * timeout, every waiting PE is told which ranks are missing.
- *
- * Afterwards a PE has at most one request waiting for a reply (GET,
+ * Once joined a PE has at most one request waiting for a reply (GET,
  * BARRIER or ALLGATHER); a GET for a key not yet PUT waits for it. An
  * ALLGATHER is held until every PE sent one with the same key, then all get
  * one GATHERED with every PE's value, encoded once. A PE whose connection
@@ -23,50 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bootstrap/store/logic.h"
+#include "bootstrap/store/logic_impl.h"
 #include "util/host_identity.h"
 #include "util/log.h"
 #include "util/log_limit.h"
-
-typedef struct kv_entry {
-    struct kv_entry *next;
-    uint32_t rank;
-    uint32_t key_len;
-    uint32_t value_len;
-    uint8_t *value;
-    char key[]; /* key_len bytes + NUL */
-} kv_entry_t;
-
-struct shoal_store_server {
-    shoal_store_server_conf_t conf;
-    char where[SHOAL_STORE_MAX_TEXT];
-    shoal_store_peer_t *peers;
-    int npeers;
-    int npes;
-    shoal_store_peer_t **by_rank; /* [npes] */
-    int joined;
-    int started;
-    int over;
-    int end_status; /* the first end of the job (shoal_store_server_abort) */
-    uint32_t end_origin;
-    char end_message[SHOAL_STORE_MAX_TEXT + 1];
-    int departed; /* ranks whose connection closed after they finalized */
-    int finalized;
-    int in_barrier;
-    int waiting_gets;
-    int in_gather; /* PEs waiting in the allgather under way */
-    char gather_key[SHOAL_STORE_MAX_KEY + 1];
-    size_t gather_bytes;
-    uint64_t served[SHOAL_STORE_MSG_LAST + 1]; /* requests by message type */
-    uint64_t most_from_one;                    /* the most requests one PE sent */
-    uint64_t first_hello_ms;
-    uint64_t now_ms; /* of the input being handled, for the log limits */
-    /* Warnings a client can trigger at will (refusals, protocol errors) are
-     * rate-limited: a flood of them must not flood the log. */
-    shoal_log_limit_t refuse_limit, protocol_limit;
-    kv_entry_t **buckets;
-    size_t nbuckets, nentries, bytes;
-};
 
 /* ---- key-value table ----------------------------------------------------- */
 
@@ -256,7 +209,7 @@ int shoal_store_server_finished(const shoal_store_server_t *srv)
 /* ---- sending ------------------------------------------------------------- */
 
 /* Queues a message; without memory for it the peer is dropped. */
-static void send_msg(shoal_store_peer_t *p, const shoal_store_msg_t *m)
+void shoal_store_logic_send(shoal_store_peer_t *p, const shoal_store_msg_t *m)
 {
     if (shoal_store_encode(&p->out, m) != SHOAL_OK) {
         SHOAL_ERROR("config store: out of memory queueing %s for %s; closing that connection",
@@ -265,8 +218,8 @@ static void send_msg(shoal_store_peer_t *p, const shoal_store_msg_t *m)
     }
 }
 
-static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32_t code,
-                        const char *reason)
+void shoal_store_logic_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32_t code,
+                              const char *reason)
 {
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_REFUSE};
     m.u.refuse.code = code;
@@ -278,7 +231,7 @@ static void send_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, uint32
         SHOAL_LOG_LIMITED(&srv->refuse_limit, srv->now_ms,
                           "config store at %s: refused a PE connecting from %s: %s",
                           srv->conf.where, p->addr, reason);
-    send_msg(p, &m);
+    shoal_store_logic_send(p, &m);
     p->closing = 1;
 }
 
@@ -286,13 +239,13 @@ static void send_value(shoal_store_peer_t *p, const kv_entry_t *e)
 {
     shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_VALUE};
     m.u.value.value = shoal_store_span(e->value, e->value_len);
-    send_msg(p, &m);
+    shoal_store_logic_send(p, &m);
 }
 
 static void send_empty(shoal_store_peer_t *p, shoal_store_msg_type_t type)
 {
     shoal_store_msg_t m = {.type = type};
-    send_msg(p, &m);
+    shoal_store_logic_send(p, &m);
 }
 
 void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t origin,
@@ -317,7 +270,7 @@ void shoal_store_server_abort(shoal_store_server_t *srv, int status, uint32_t or
     m.u.abort.message = shoal_store_span(message, len);
     for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
         if (p->rank >= 0 && !p->closing)
-            send_msg(p, &m);
+            shoal_store_logic_send(p, &m);
 }
 
 int shoal_store_server_ended(const shoal_store_server_t *srv, int *status_p, uint32_t *origin_p,
@@ -332,189 +285,11 @@ int shoal_store_server_ended(const shoal_store_server_t *srv, int *status_p, uin
 }
 
 /* The store itself ends the job: logged here, or shown by the launcher. */
-static void end_job(shoal_store_server_t *srv, const char *msg)
+void shoal_store_logic_end(shoal_store_server_t *srv, const char *msg)
 {
     if (!srv->conf.launcher)
         SHOAL_ERROR("config store at %s: %s", srv->conf.where, msg);
     shoal_store_server_abort(srv, 1, SHOAL_STORE_NO_ORIGIN, msg);
-}
-
-/* ---- joining ------------------------------------------------------------- */
-
-typedef struct {
-    const char *host;
-    int rank;
-} host_rank_t;
-
-static int cmp_host_rank(const void *a, const void *b)
-{
-    const host_rank_t *x = a, *y = b;
-    int c = strcmp(x->host, y->host);
-    return c != 0 ? c : (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* Everyone is here: each PE learns its place among the PEs of its host. */
-static void start_job(shoal_store_server_t *srv)
-{
-    host_rank_t *order = malloc((size_t)srv->npes * sizeof(*order));
-    if (order == NULL) {
-        end_job(srv, "the config store ran out of memory starting the job");
-        return;
-    }
-    for (int r = 0; r < srv->npes; r++)
-        order[r] = (host_rank_t){srv->by_rank[r]->host, r};
-    qsort(order, (size_t)srv->npes, sizeof(*order), cmp_host_rank);
-    for (int i = 0; i < srv->npes;) {
-        int j = i;
-        while (j < srv->npes && strcmp(order[j].host, order[i].host) == 0)
-            j++;
-        for (int k = i; k < j; k++) {
-            shoal_store_msg_t m = {.type = SHOAL_STORE_MSG_WELCOME};
-            m.u.welcome.local_rank = (uint32_t)(k - i);
-            m.u.welcome.local_npes = (uint32_t)(j - i);
-            m.u.welcome.job_id = shoal_store_span(srv->conf.job_id, strlen(srv->conf.job_id));
-            send_msg(srv->by_rank[order[k].rank], &m);
-        }
-        i = j;
-    }
-    free(order);
-    srv->started = 1;
-    SHOAL_DEBUG("config store at %s: all %d PEs joined", srv->conf.where, srv->npes);
-}
-
-static shoal_status_t handle_hello(shoal_store_server_t *srv, shoal_store_peer_t *p,
-                                   const shoal_store_msg_t *m, uint64_t now_ms)
-{
-    char reason[512];
-    int rank = (int)m->u.hello.rank;
-
-    if (p->state != SHOAL_STORE_PEER_NEW) {
-        SHOAL_LOG_LIMITED(&srv->protocol_limit, srv->now_ms,
-                          "config store at %s: %s sent a second HELLO; closing that connection",
-                          srv->conf.where, p->addr);
-        return SHOAL_ERR_INVALID;
-    }
-    if (srv->over && srv->conf.launcher)
-        return SHOAL_OK; /* the launcher is ending every PE; no answer needed */
-    if (srv->over) {
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER,
-                    "the job this store served has already ended or failed");
-        return SHOAL_OK;
-    }
-    if (srv->npes == 0) {
-        srv->by_rank = calloc(m->u.hello.npes, sizeof(*srv->by_rank));
-        if (srv->by_rank == NULL) {
-            send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, "the store is out of memory");
-            return SHOAL_OK;
-        }
-        srv->npes = (int)m->u.hello.npes;
-    }
-    if (srv->first_hello_ms == 0)
-        srv->first_hello_ms = now_ms ? now_ms : 1;
-    if (p->bound_rank >= 0 && rank != p->bound_rank) {
-        snprintf(
-            reason, sizeof(reason),
-            "this PE says it is rank %d, but the launcher started it as PE %d (SHOAL_RANK=%d); "
-            "a PE cannot claim another PE's rank",
-            rank, p->bound_rank, p->bound_rank);
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_BOUND, reason);
-        return SHOAL_OK;
-    }
-    if (rank >= srv->npes) {
-        snprintf(reason, sizeof(reason),
-                 "rank %d is outside this job of %d PEs (ranks 0 to %d): SHOAL_RANK (or the "
-                 "rank given to shmemx_set_attr_uniqueid_args) must be below the job size",
-                 rank, srv->npes, srv->npes - 1);
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_RANGE, reason);
-        return SHOAL_OK;
-    }
-    if ((int)m->u.hello.npes != srv->npes) {
-        snprintf(reason, sizeof(reason),
-                 "this PE says the job has %u PEs, but the store's job has %d: the job size "
-                 "(SHOAL_NPES or npes of shmemx_set_attr_uniqueid_args) must be the same on "
-                 "every PE",
-                 m->u.hello.npes, srv->npes);
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, reason);
-        return SHOAL_OK;
-    }
-    if (srv->by_rank[rank] != NULL) {
-        const shoal_store_peer_t *o = srv->by_rank[rank];
-        snprintf(reason, sizeof(reason),
-                 "rank %d is already claimed by pid %u on host %.64s (connected from %s): every "
-                 "PE needs a rank of its own",
-                 rank, o->pid, o->host, o->addr);
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_RANK_TAKEN, reason);
-        return SHOAL_OK;
-    }
-    if (srv->started && !srv->conf.launcher) {
-        snprintf(reason, sizeof(reason),
-                 "rank %d already ran in this job and has exited; a job cannot take new PEs", rank);
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_JOB_OVER, reason);
-        return SHOAL_OK;
-    }
-    p->host = malloc(m->u.hello.host.len + 1);
-    if (p->host == NULL) {
-        send_refuse(srv, p, SHOAL_STORE_REFUSE_NPES, "the store is out of memory");
-        return SHOAL_OK;
-    }
-    shoal_store_span_str(m->u.hello.host, p->host, m->u.hello.host.len + 1);
-    p->rank = rank;
-    p->pid = m->u.hello.pid;
-    p->state = SHOAL_STORE_PEER_JOINED;
-    srv->by_rank[rank] = p;
-    srv->joined++;
-    SHOAL_DEBUG("config store at %s: PE %d joined from %s (%d of %d)", srv->conf.where, rank,
-                p->addr, srv->joined, srv->npes);
-    if (srv->conf.launcher) {
-        /* Every PE is on the launcher's host; nothing to wait for. */
-        shoal_store_msg_t w = {.type = SHOAL_STORE_MSG_WELCOME};
-        w.u.welcome.local_rank = (uint32_t)rank;
-        w.u.welcome.local_npes = (uint32_t)srv->npes;
-        w.u.welcome.job_id = shoal_store_span(srv->conf.job_id, strlen(srv->conf.job_id));
-        send_msg(p, &w);
-    } else if (srv->joined == srv->npes) {
-        start_job(srv);
-    }
-    return SHOAL_OK;
-}
-
-uint64_t shoal_store_server_tick(shoal_store_server_t *srv, uint64_t now_ms)
-{
-    char reason[SHOAL_STORE_MAX_TEXT];
-    size_t n;
-    int listed = 0;
-    uint64_t a = shoal_log_limit_flush(&srv->refuse_limit, now_ms);
-    uint64_t b = shoal_log_limit_flush(&srv->protocol_limit, now_ms);
-    uint64_t logs = a < b ? a : b; /* when a summary of left-out lines is due */
-
-    if (srv->started || srv->over || srv->first_hello_ms == 0 || srv->conf.join_timeout_ms == 0)
-        return logs;
-    if (now_ms < srv->first_hello_ms + srv->conf.join_timeout_ms)
-        return logs < srv->first_hello_ms + srv->conf.join_timeout_ms
-                   ? logs
-                   : srv->first_hello_ms + srv->conf.join_timeout_ms;
-
-    n = (size_t)snprintf(reason, sizeof(reason),
-                         "only %d of %d PEs joined within %llu s; missing rank(s):", srv->joined,
-                         srv->npes, (unsigned long long)(srv->conf.join_timeout_ms / 1000));
-    for (int r = 0; r < srv->npes && n < sizeof(reason) - 200; r++) {
-        if (srv->by_rank[r] != NULL)
-            continue;
-        if (listed++ == 16) {
-            n += (size_t)snprintf(reason + n, sizeof(reason) - n, " ...");
-            break;
-        }
-        n += (size_t)snprintf(reason + n, sizeof(reason) - n, " %d", r);
-    }
-    snprintf(reason + n, sizeof(reason) - n,
-             ". Start every PE with the same store address and job size, or raise "
-             "SHOAL_STORE_JOIN_TIMEOUT");
-    srv->over = 1;
-    SHOAL_WARN("config store at %s: the job cannot start: %s", srv->conf.where, reason);
-    for (shoal_store_peer_t *p = srv->peers; p != NULL; p = p->next)
-        if (p->rank >= 0 && !p->closing)
-            send_refuse(srv, p, SHOAL_STORE_REFUSE_JOIN_TIMEOUT, reason);
-    return logs;
 }
 
 void shoal_store_server_flush_logs(shoal_store_server_t *srv)
@@ -557,7 +332,7 @@ static int check_departed(shoal_store_server_t *srv)
                      "PE %d has exited after shmem_finalize, so the other PEs cannot "
                      "initialize again; ending the job",
                      r);
-            end_job(srv, msg);
+            shoal_store_logic_end(srv, msg);
             return 1;
         }
     return 0;
@@ -695,7 +470,7 @@ static void finish_gather(shoal_store_server_t *srv)
                  status == SHOAL_ERR_NOMEM ? "out of memory"
                                            : "the answer is over the protocol's "
                                              "limit");
-        end_job(srv, msg);
+        shoal_store_logic_end(srv, msg);
     }
 }
 
@@ -717,7 +492,7 @@ static void handle_allgather(shoal_store_server_t *srv, shoal_store_peer_t *p,
                  "PE %d entered the bootstrap allgather '%s' while other PEs are in '%s': every "
                  "PE must make the same bootstrap collectives in the same order; ending the job",
                  p->rank, theirs, srv->gather_key);
-        end_job(srv, msg);
+        shoal_store_logic_end(srv, msg);
         return;
     }
     if (srv->bytes + srv->gather_bytes + val->len > SHOAL_STORE_MAX_TOTAL) {
@@ -767,7 +542,7 @@ static shoal_status_t handle(shoal_store_server_t *srv, shoal_store_peer_t *p,
     int error = 0;
 
     if (m->type == SHOAL_STORE_MSG_HELLO)
-        return handle_hello(srv, p, m, now_ms);
+        return shoal_store_logic_hello(srv, p, m, now_ms);
     if (p->state == SHOAL_STORE_PEER_NEW) {
         protocol_error(srv, p, "the first message must be HELLO");
         return SHOAL_ERR_INVALID;
@@ -838,30 +613,6 @@ shoal_status_t shoal_store_server_input(shoal_store_server_t *srv, shoal_store_p
     return SHOAL_OK;
 }
 
-/* A PE that joined has gone before every PE joined: it died (a PE does not
- * leave shmem_init on its own), so the job cannot start. Everyone who
- * joined is told at once, with its name, rather than left to wait out the
- * join timeout; those still to come are refused as the job is over. */
-static void end_start(shoal_store_server_t *srv, const shoal_store_peer_t *gone)
-{
-    char reason[400], where[96];
-
-    shoal_host_label(gone->host ? gone->host : "?", where, sizeof(where));
-    snprintf(reason, sizeof(reason),
-             "PE %d (pid %u on %s) closed its connection to the config store at %s while the "
-             "job was starting (%d of %d PEs had joined): it exited, crashed or was killed in "
-             "shmem_init, so the job cannot start; start it again",
-             gone->rank, gone->pid, where, srv->conf.where, srv->joined + 1, srv->npes);
-    srv->over = 1;
-    srv->end_status = 1;
-    srv->end_origin = SHOAL_STORE_NO_ORIGIN;
-    snprintf(srv->end_message, sizeof(srv->end_message), "%s", reason);
-    SHOAL_ERROR("config store at %s: the job cannot start: %s", srv->conf.where, reason);
-    for (shoal_store_peer_t *q = srv->peers; q != NULL; q = q->next)
-        if (q != gone && q->rank >= 0 && !q->closing)
-            send_refuse(srv, q, SHOAL_STORE_REFUSE_PE_LEFT, reason);
-}
-
 void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t *p, uint64_t now_ms)
 {
     srv->now_ms = now_ms;
@@ -880,7 +631,7 @@ void shoal_store_server_peer_gone(shoal_store_server_t *srv, shoal_store_peer_t 
         if (!srv->started) {
             srv->joined--;
             if (!srv->over)
-                end_start(srv, p);
+                shoal_store_logic_end_start(srv, p);
         } else if (p->state == SHOAL_STORE_PEER_FINALIZED) {
             srv->finalized--;
             srv->departed++;

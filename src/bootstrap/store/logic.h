@@ -2,7 +2,7 @@
  * The config store's logic: who has joined, the key-value table, barriers,
  * life-cycle events and ending the job. It works on peers' input and output
  * buffers only and makes no system calls, so the config store's I/O loop
- * (store/host.c), shoalrun (tools/shoalrun/server.c) and the fuzz target
+ * (store/server_thread.c), shoalrun (tools/shoalrun/server.c) and the fuzz target
  * (fuzz/store_decode.c) drive the same code. One thread at a time: the
  * caller serializes.
  *

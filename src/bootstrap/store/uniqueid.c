@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "bootstrap/store/config.h"
-#include "bootstrap/store/host.h"
+#include "bootstrap/store/server_thread.h"
 #include "util/log.h"
 
 #define UID_VERSION 1

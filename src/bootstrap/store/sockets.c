@@ -1,5 +1,5 @@
 /*
- * Addresses and sockets for the config store (see store/net.h). IPv4 and
+ * Addresses and sockets for the config store (see store/sockets.h). IPv4 and
  * IPv6 alike; link-local IPv6 addresses of an interface carry its scope.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include <arpa/inet.h>
 
-#include "bootstrap/store/net.h"
+#include "bootstrap/store/sockets.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -176,6 +176,24 @@ static void from_ifaddr(const struct ifaddrs *ifa, uint16_t port, shoal_store_so
     set_port(sa_p, port);
 }
 
+/* The wildcard or the loopback address of the family, with `port`. */
+static void special_addr(int ipv6, int loopback, uint16_t port, shoal_store_sockaddr_t *sa_p)
+{
+    memset(sa_p, 0, sizeof(*sa_p));
+    if (ipv6) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa_p->ss;
+        s6->sin6_family = AF_INET6;
+        s6->sin6_addr = loopback ? in6addr_loopback : in6addr_any;
+        sa_p->len = sizeof(*s6);
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)&sa_p->ss;
+        s4->sin_family = AF_INET;
+        s4->sin_addr.s_addr = htonl(loopback ? INADDR_LOOPBACK : INADDR_ANY);
+        sa_p->len = sizeof(*s4);
+    }
+    set_port(sa_p, port);
+}
+
 shoal_status_t shoal_store_iface_addr(const char *name, int ipv6, uint16_t port,
                                       shoal_store_sockaddr_t *sa_p, char *why, size_t why_size)
 {
@@ -184,19 +202,7 @@ shoal_status_t shoal_store_iface_addr(const char *name, int ipv6, uint16_t port,
     int found_iface = 0;
 
     if (strcmp(name, "*") == 0) {
-        memset(sa_p, 0, sizeof(*sa_p));
-        if (ipv6) {
-            struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa_p->ss;
-            s6->sin6_family = AF_INET6;
-            s6->sin6_addr = in6addr_any;
-            sa_p->len = sizeof(*s6);
-        } else {
-            struct sockaddr_in *s4 = (struct sockaddr_in *)&sa_p->ss;
-            s4->sin_family = AF_INET;
-            s4->sin_addr.s_addr = htonl(INADDR_ANY);
-            sa_p->len = sizeof(*s4);
-        }
-        set_port(sa_p, port);
+        special_addr(ipv6, 0, port, sa_p);
         return SHOAL_OK;
     }
     if (getifaddrs(&list) != 0) {
@@ -240,19 +246,7 @@ shoal_status_t shoal_store_default_addr(int ipv6, uint16_t port, shoal_store_soc
         }
         freeifaddrs(list);
     }
-    memset(sa_p, 0, sizeof(*sa_p));
-    if (ipv6) {
-        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&sa_p->ss;
-        s6->sin6_family = AF_INET6;
-        s6->sin6_addr = in6addr_loopback;
-        sa_p->len = sizeof(*s6);
-    } else {
-        struct sockaddr_in *s4 = (struct sockaddr_in *)&sa_p->ss;
-        s4->sin_family = AF_INET;
-        s4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        sa_p->len = sizeof(*s4);
-    }
-    set_port(sa_p, port);
+    special_addr(ipv6, 1, port, sa_p);
     return SHOAL_OK;
 }
 

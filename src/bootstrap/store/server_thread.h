@@ -4,13 +4,13 @@
  * (store/logic.c) over them. At most one per process; it lives until the
  * process exits, and at exit it waits for the job's PEs to finish.
  */
-#ifndef SHOAL_BOOTSTRAP_STORE_HOST_H
-#define SHOAL_BOOTSTRAP_STORE_HOST_H
+#ifndef SHOAL_BOOTSTRAP_STORE_SERVER_THREAD_H
+#define SHOAL_BOOTSTRAP_STORE_SERVER_THREAD_H
 
 #include <stdint.h>
 
 #include "bootstrap/store/link.h"
-#include "bootstrap/store/net.h"
+#include "bootstrap/store/sockets.h"
 
 typedef struct {
     int npes; /* 0: learned from the first PE (unique-ID start) */

@@ -3,8 +3,8 @@
  * "[v6addr]:port", the address of a network interface chosen by name,
  * listening sockets, and non-blocking connects bounded by a deadline.
  */
-#ifndef SHOAL_BOOTSTRAP_STORE_NET_H
-#define SHOAL_BOOTSTRAP_STORE_NET_H
+#ifndef SHOAL_BOOTSTRAP_STORE_SOCKETS_H
+#define SHOAL_BOOTSTRAP_STORE_SOCKETS_H
 
 #include <stddef.h>
 #include <stdint.h>
