@@ -1,6 +1,6 @@
 /*
  * A bad pointer argument that the RMA, AMO and wait fast paths do not check
- * (a check would lengthen every call: bench/callgrind.sh) faults at its
+ * (a check would lengthen every call: bench/drivers/callgrind.sh) faults at its
  * first load or store. The SIGSEGV/SIGBUS handler installed at shmem_init
  * turns such a fault into the library's usual error: it walks the faulting
  * thread's frames, and when one of them is an OpenSHMEM routine of this

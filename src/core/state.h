@@ -17,7 +17,7 @@
 #define SHOAL_LIKELY(x) __builtin_expect(!!(x), 1)
 /* The data path's small routines must inline into every typed entry point
  * (gcc stopped doing so on its own once the ctx forms doubled the callers;
- * bench/callgrind.sh counts the instructions). */
+ * bench/drivers/callgrind.sh counts the instructions). */
 #define SHOAL_INLINE static inline __attribute__((always_inline))
 #define SHOAL_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

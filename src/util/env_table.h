@@ -37,7 +37,7 @@
       "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "         \
       "slowest PE of each, and the bytes each PE moved to each other PE.")                         \
     X(SHOAL_PROFILE_CSV, string, profile_csv, "",                                                  \
-      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/"                  \
+      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/tools/"            \
       "profile_heatmap.py draws its traffic matrix).")                                             \
     X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                       \
       "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")                  \
