@@ -34,7 +34,7 @@ extern "C" {
 #define SHOAL_VERSION_MINOR 1
 #define SHOAL_VERSION_PATCH 0
 #define SHOAL_VERSION "0.1.0"
-#define SHOAL_NUMVERSION \
+#define SHOAL_NUMVERSION                                                                           \
     (SHOAL_VERSION_MAJOR * 10000 + SHOAL_VERSION_MINOR * 100 + SHOAL_VERSION_PATCH)
 #define SHMEM_VENDOR_STRING "Shoal " SHOAL_VERSION
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING

@@ -363,9 +363,10 @@ static void put_verdict(out_t *o, pe_state_t *states)
         if (!states[p].mapped || !states[p].stopped)
             continue;
         line(o);
-        put(o, "verdict: PE %d is not running: it is stopped (SIGSTOP, a debugger or job "
-               "control); the PEs that wait for it go on only once it is continued "
-               "(kill -CONT %d); when stopped it was ",
+        put(o,
+            "verdict: PE %d is not running: it is stopped (SIGSTOP, a debugger or job "
+            "control); the PEs that wait for it go on only once it is continued "
+            "(kill -CONT %d); when stopped it was ",
             p, (int)states[p].h->pid);
         pe_state_t was = states[p];
         was.stopped = 0;
