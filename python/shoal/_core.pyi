@@ -14,7 +14,7 @@ _Local = npt.ArrayLike
 _Scalar = Union[int, float, complex, np.generic]
 _CmpName = Literal["==", "!=", ">", ">=", "<", "<=", "eq", "ne", "gt", "ge", "lt", "le"]
 _CmpArg = Union[int, "Cmp", _CmpName]
-_Op = Literal["and", "or", "xor", "max", "min", "sum", "prod"]
+_Op = Literal["and", "or", "xor", "max", "min", "sum", "prod", "avg"]
 _IntArray = Union[npt.NDArray[Any], "list[int]", None]
 
 class Error(RuntimeError): ...

@@ -6,7 +6,7 @@
  *   fcollect(dest, source, team=None)            dest.size == source.size * team size
  *   alltoall(dest, source, team=None)            sizes equal, a multiple of the team size
  *   alltoalls(dest, source, dst, sst, nelems, team=None)
- *   reduce(dest, source, op, team=None)          op: and or xor max min sum prod
+ *   reduce(dest, source, op, team=None)          op: and or xor max min sum prod avg
  *   inscan / exscan(dest, source, team=None)     sum scans (OpenSHMEM 1.6)
  *   sync(team=None)                              shmem_team_sync
  *
@@ -244,6 +244,45 @@ static PyObject *reduce_call(const char *fn, shoalpy_op_t op, PyObject *d_obj, P
     Py_END_ALLOW_THREADS return status_result(fn, rc);
 }
 
+/* op "avg": the sum, divided in place by the team's size (floating-point
+ * arrays only, as torch's ReduceOp.AVG). */
+static PyObject *reduce_avg(const char *fn, PyObject *d_obj, PyObject *s_obj, PyObject *team_obj)
+{
+    shmem_team_t team;
+    if (shoalpy_team_arg(team_obj, fn, &team) != 0)
+        return NULL;
+    if (!PyArray_Check(s_obj) ||
+        !(PyArray_ISFLOAT((PyArrayObject *)s_obj) || PyArray_ISCOMPLEX((PyArrayObject *)s_obj))) {
+        PyErr_Format(PyExc_TypeError, "%s: op avg needs a floating-point or complex array", fn);
+        return NULL;
+    }
+    PyObject *r = reduce_call(fn, SHOALPY_OP_SUM, d_obj, s_obj, team_obj);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    PyObject *n = PyLong_FromLong(shmem_team_n_pes(team));
+    if (n == NULL)
+        return NULL;
+    PyObject *q = PyNumber_InPlaceTrueDivide(d_obj, n);
+    Py_DECREF(n);
+    if (q == NULL)
+        return NULL;
+    Py_DECREF(q);
+    Py_RETURN_NONE;
+}
+
+/* A non-string op (a torch.distributed.ReduceOp member, say) as shoal's
+ * name, through shoal._op_name; a new reference, or NULL. */
+static PyObject *op_by_name(PyObject *op, const char *fn)
+{
+    PyObject *pkg = PyImport_ImportModule("shoal");
+    if (pkg == NULL)
+        return NULL;
+    PyObject *named = PyObject_CallMethod(pkg, "_op_name", "Os", op, fn);
+    Py_DECREF(pkg);
+    return named;
+}
+
 static PyObject *py_reduce(PyObject *m, SHOALPY_ARGS)
 {
     SHOALPY_SIG(sig, "shoal.reduce", 3, "dest", "source", "op", "team");
@@ -251,22 +290,37 @@ static PyObject *py_reduce(PyObject *m, SHOALPY_ARGS)
     PyObject *a[4];
     if (shoalpy_parse(&sig, args, nargs, kwnames, a) != 0)
         return NULL;
-    if (!PyUnicode_Check(a[2])) {
-        PyErr_Format(PyExc_TypeError,
-                     "%s: op must be a string (and, or, xor, max, min, sum, "
-                     "prod)",
-                     fn);
-        return NULL;
+    PyObject *op_obj = a[2], *named = NULL;
+    if (!PyUnicode_Check(op_obj)) {
+        named = op_by_name(op_obj, fn);
+        if (named == NULL)
+            return NULL;
+        op_obj = named;
     }
-    const char *name = PyUnicode_AsUTF8(a[2]);
-    if (name == NULL)
-        return NULL;
+    PyObject *result = NULL;
+    const char *name = PyUnicode_Check(op_obj) ? PyUnicode_AsUTF8(op_obj) : NULL;
+    if (name == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_TypeError,
+                         "%s: op must be a string (and, or, xor, max, min, sum, prod, avg) or a "
+                         "torch.distributed.ReduceOp member",
+                         fn);
+        goto out;
+    }
+    if (strcmp(name, "avg") == 0) {
+        result = reduce_avg(fn, a[0], a[1], a[3]);
+        goto out;
+    }
     for (int op = 0; op <= SHOALPY_OP_PROD; op++)
-        if (strcmp(name, op_names[op]) == 0)
-            return reduce_call(fn, (shoalpy_op_t)op, a[0], a[1], a[3]);
-    PyErr_Format(PyExc_ValueError, "%s: op %R is not one of and, or, xor, max, min, sum, prod", fn,
-                 a[2]);
-    return NULL;
+        if (strcmp(name, op_names[op]) == 0) {
+            result = reduce_call(fn, (shoalpy_op_t)op, a[0], a[1], a[3]);
+            goto out;
+        }
+    PyErr_Format(PyExc_ValueError, "%s: op %R is not one of and, or, xor, max, min, sum, prod, avg",
+                 fn, a[2]);
+out:
+    Py_XDECREF(named);
+    return result;
 }
 
 static PyObject *py_inscan(PyObject *m, SHOALPY_ARGS)

@@ -27,7 +27,7 @@ import shoal
 
 a = shoal.zeros(4, np.int64)
 shoal.put(a, a, pee=1)
-shoal.reduce(a, a, op="avg")
+shoal.reduce(a, a, op="mean")
 shoal.wait_until(a, "=>", 0)
 shoal.TEAM_WORLD.split_strided(start=0, stride=1, sizes=1)
 PY

@@ -98,7 +98,7 @@ def test_scans(dtype):
 def test_bad_op_and_dtype_for_op():
     a = shoal.zeros(2, np.float64)
     with pytest.raises(ValueError, match="not one of"):
-        shoal.reduce(a, a, "avg")
+        shoal.reduce(a, a, "mean")
     with pytest.raises(TypeError, match="bitwise reduction"):
         shoal.reduce(a, a, "xor")
     shoal.free(a)
@@ -109,3 +109,33 @@ def test_signed_long_long_has_no_bitwise_reduction():
     with pytest.raises(TypeError, match="bitwise reduction"):
         shoal.reduce(a, a, "and")
     shoal.free(a)
+
+
+def test_reduce_avg_and_reduce_op():
+    """shoal.reduce takes op="avg" (floating point: the sum over the team's
+    size) and torch.distributed.ReduceOp members where torch is present."""
+    src = shoal.array([float(ME + 1), 2.0 * ME])
+    dst = shoal.zeros(2)
+    shoal.reduce(dst, src, "avg")
+    n = shoal.n_pes()
+    np.testing.assert_allclose(dst, [(n + 1) / 2.0, n - 1.0])
+    shoal.barrier_all()
+    with pytest.raises(TypeError, match="shoal.reduce: op avg needs a floating-point"):
+        ints = shoal.zeros(2, np.int64)
+        try:
+            shoal.reduce(ints, ints, op="avg")
+        finally:
+            shoal.free(ints)
+    with pytest.raises(ValueError, match="op 'mean' is not one of"):
+        shoal.reduce(dst, src, op="mean")
+    torch = pytest.importorskip("torch")
+    from torch.distributed import ReduceOp
+    shoal.reduce(dst, src, ReduceOp.MAX)
+    np.testing.assert_array_equal(dst, [float(n), 2.0 * (n - 1)])
+    shoal.barrier_all()
+    shoal.reduce(dest=dst, source=src, op=ReduceOp.SUM)
+    np.testing.assert_array_equal(dst, [n * (n + 1) / 2.0, float(n * (n - 1))])
+    shoal.barrier_all()
+    shoal.free(dst)
+    shoal.free(src)
+    assert torch is not None

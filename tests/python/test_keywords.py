@@ -186,21 +186,26 @@ def test_collectives_by_keyword():
     dst = shoal.zeros(4 * N, np.int64)
     kw("broadcast", dest=dst[:4], source=src, root=N - 1, team=T)
     assert list(dst[:4]) == [N - 1] * 4
+    shoal.barrier_all()   # every dest ready before the next collective writes it
     kw("fcollect", dest=dst, source=src, team=None)
     assert list(dst) == [pe for pe in range(N) for _ in range(4)]
+    shoal.barrier_all()
     kw("collect", dest=dst, source=src, team=T)
     assert list(dst) == [pe for pe in range(N) for _ in range(4)]
     a2a = shoal.array([ME * 100 + j for j in range(N)], np.int64)
     out = shoal.zeros(N, np.int64)
     kw("alltoall", dest=out, source=a2a, team=None)
     assert list(out) == [pe * 100 + ME for pe in range(N)]
+    shoal.barrier_all()
     kw("alltoalls", dest=out, source=a2a, dst=1, sst=1, nelems=1, team=T)
     assert list(out) == [pe * 100 + ME for pe in range(N)]
     r = shoal.zeros(4, np.int64)
     kw("reduce", dest=r, source=src, op="max", team=T)
     assert list(r) == [N - 1] * 4
+    shoal.barrier_all()   # every dest ready before the next collective writes it
     kw("inscan", dest=r, source=src, team=None)
     assert list(r) == [ME * (ME + 1) // 2] * 4
+    shoal.barrier_all()   # every dest ready before the next collective writes it
     kw("exscan", dest=r, source=src, team=T)
     if ME > 0:   # PE 0's exscan result is undefined
         assert list(r) == [(ME - 1) * ME // 2] * 4
