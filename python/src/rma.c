@@ -106,8 +106,9 @@ static PyObject *xfer(xfer_t kind, SHOALPY_ARGS)
     PyObject *remote_obj = to_remote ? a[0] : a[1], *local_obj = to_remote ? a[1] : a[0];
     if (shoalpy_symmetric_arg(remote_obj, fn, to_remote ? "dest" : "source", wpe, &remote) != 0)
         return NULL;
-    if (PyArray_Check(local_obj)) {
-        local = (PyArrayObject *)local_obj;
+    if (PyArray_Check(local_obj)) { /* any array, but not one freed by shoal.free */
+        if (shoalpy_array_arg(local_obj, fn, to_remote ? "source" : "dest", &local) != 0)
+            return NULL;
     } else if (to_remote) {
         Py_INCREF(PyArray_DESCR(remote));
         converted =

@@ -28,6 +28,18 @@ def test_put_through_a_freed_array_raises():
         shoal.free(a)
 
 
+def test_a_freed_array_as_the_local_side_raises():
+    a = shoal.zeros(4, np.int64)
+    b = shoal.zeros(4, np.int64)
+    shoal.free(b)
+    with pytest.raises(shoal.Error, match="shoal.put: source: this array was freed"):
+        shoal.put(a, b, RIGHT)
+    with pytest.raises(shoal.Error, match="shoal.get: dest: this array was freed"):
+        shoal.get(b, a, RIGHT)
+    shoal.barrier_all()
+    shoal.free(a)
+
+
 def test_empty_views_have_no_element():
     a = shoal.full(4, 5, np.int64)
     for call in (lambda: shoal.g(a[:0], RIGHT), lambda: shoal.p(a[4:], 1, RIGHT),
