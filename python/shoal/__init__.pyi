@@ -19,7 +19,7 @@ __version__: str
 
 _Shape = Union[int, Tuple[int, ...], "list[int]"]
 _Array = npt.NDArray[Any]
-_Op = Literal["and", "or", "xor", "max", "min", "sum", "prod"]
+_Op = Literal["and", "or", "xor", "max", "min", "sum", "prod", "avg"]
 
 def empty(shape: _Shape, dtype: npt.DTypeLike = ...) -> _Array: ...
 def zeros(shape: _Shape, dtype: npt.DTypeLike = ...) -> _Array: ...

@@ -2,7 +2,7 @@
 # Type-checks the Python examples (examples/python/*.py and the first program
 # of docs/python.md) with mypy against shoal's stubs (python/shoal/*.pyi), then
 # checks that mypy rejects a program with wrong calls: an unknown keyword, an
-# op and a cmp that are not ones shoal takes. Exit 77 (skipped) without mypy.
+# op and a cmp that are not ones shoal takes, a shoal.torch call (torch.pyi). Exit 77 (skipped) without mypy.
 # Usage: mypy_examples.sh PYTHON SOURCE_DIR PACKAGE_PARENT_DIR
 set -eu
 python=$1 src=$2 pkgdir=$3
@@ -30,6 +30,8 @@ shoal.put(a, a, pee=1)
 shoal.reduce(a, a, op="mean")
 shoal.wait_until(a, "=>", 0)
 shoal.TEAM_WORLD.split_strided(start=0, stride=1, sizes=1)
+import shoal.torch as st
+st.full_like(a, 1, fill=2)
 PY
 if "$python" -m mypy --config-file "$conf" "$tmp/wrong_calls.py" > "$tmp/out" 2>&1; then
     cat "$tmp/out"; echo "FAIL: mypy accepted the wrong calls"; exit 1
@@ -38,7 +40,8 @@ cat "$tmp/out"
 for want in 'wrong_calls.py:5: error: Unexpected keyword argument "pee"' \
             'wrong_calls.py:6: error: Argument "op" to "reduce"' \
             'wrong_calls.py:7: error: Argument 2 to "wait_until"' \
-            'wrong_calls.py:8: error: Unexpected keyword argument "sizes"'; do
+            'wrong_calls.py:8: error: Unexpected keyword argument "sizes"' \
+            'wrong_calls.py:10: error: Unexpected keyword argument "fill" for "full_like"'; do
     grep -qF "$want" "$tmp/out" || { echo "FAIL: no error like: $want"; exit 1; }
 done
-echo "PASS: examples type-check; the 4 wrong calls are reported"
+echo "PASS: examples type-check; the 5 wrong calls are reported"
