@@ -19,14 +19,13 @@
 #include <arpa/inet.h>
 
 #include "bootstrap/store/sockets.h"
+#include "util/clock.h"
 #include "util/env.h"
 #include "util/log.h"
 
 uint64_t shoal_store_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+    return shoal_clock_ns() / 1000000u;
 }
 
 static int parse_port(const char *s, uint16_t *port_p)

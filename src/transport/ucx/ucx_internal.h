@@ -65,6 +65,7 @@
 #include <ucp/api/ucp.h>
 
 #include "transport/ucx/ucx.h"
+#include "util/clock.h"
 #include "util/lock.h"
 #include "util/log.h"
 
@@ -177,13 +178,6 @@ static inline shoal_status_t ucx_check_failed(ucx_t *u, shoal_status_t status)
 
 /* ---- the lock and the application's activity (ucx_progress.c) ---------------- */
 
-static inline uint64_t ucx_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* The worker's lock. Held for each UCP call, and released between the steps
  * of a wait so that other threads (the progress thread, the application's
  * other threads) get their turn on the worker. */
@@ -215,7 +209,7 @@ void ucx_wake(ucx_t *u);
  * it stands back. */
 static inline void ucx_app_active(ucx_t *u)
 {
-    __atomic_store_n(&u->app_ns, ucx_now_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&u->app_ns, shoal_clock_ns(), __ATOMIC_RELAXED);
     if (__builtin_expect(__atomic_load_n(&u->polling, __ATOMIC_RELAXED), 0) &&
         __atomic_exchange_n(&u->polling, 0, __ATOMIC_ACQ_REL))
         ucx_wake(u);

@@ -123,7 +123,7 @@ void *ucx_progress_main(void *arg)
     uint64_t back_ns = UCX_APP_ACTIVE_NS;
     while (!u->stop) {
         /* Stand back while application threads progress the worker. */
-        uint64_t since = ucx_now_ns() - __atomic_load_n(&u->app_ns, __ATOMIC_RELAXED);
+        uint64_t since = shoal_clock_ns() - __atomic_load_n(&u->app_ns, __ATOMIC_RELAXED);
         if (since < UCX_APP_ACTIVE_NS) {
             ucx_stand_back(u, back_ns);
             back_ns = back_ns * 2 < UCX_STAND_BACK_MAX_NS ? back_ns * 2 : UCX_STAND_BACK_MAX_NS;
