@@ -191,7 +191,7 @@ void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0
     if (__builtin_expect(b->n == b->cap || t1 >= b->next_flush, 0) && b->cap > 0)
         flush_own(b, fn, t1);
     size_t n = b->n;
-    if (n == b->cap) { /* the flush failed */
+    if (n == b->cap) { /* no buffer (SHOAL_TRACE_EVENTS=0) */
         b->dropped++;
         return;
     }

@@ -8,6 +8,8 @@
  *   shoal-trace summary DIR [TOP]   time per family per PE, and the TOP
  *                                   (default 10) longest waits with what
  *                                   released them
+ *   shoal-trace view DIR [OUT]      DIR/trace.json as a self-contained HTML
+ *                                   page (default DIR/trace.html): view.c
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,13 +18,16 @@
 
 #include "core/trace.h"
 #include "core/trace_merge.h"
+#include "view.h"
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: shoal-trace merge DIR [NPES]   merge DIR/trace.<pe>.jsonl into "
                "DIR/trace.json\n"
                "       shoal-trace summary DIR [TOP]  time per family per PE and the TOP "
-               "longest waits\n");
+               "longest waits\n"
+               "       shoal-trace view DIR [OUT.html]  DIR/trace.json as an HTML page that "
+               "draws it\n");
 }
 
 static double ms(uint64_t ns)
@@ -165,6 +170,12 @@ int main(int argc, char **argv)
     if (argc < 3 || argc > 4) {
         usage(stderr);
         return 2;
+    }
+    if (strcmp(argv[1], "view") == 0) {
+        char json[4096], html[4096];
+        snprintf(json, sizeof(json), "%s/trace.json", argv[2]);
+        snprintf(html, sizeof(html), "%s/trace.html", argv[2]);
+        return shoal_trace_view(json, argc == 4 ? argv[3] : html);
     }
     const int extra = argc == 4 ? atoi(argv[3]) : 0;
     if (argc == 4 && extra <= 0) {
