@@ -135,8 +135,8 @@ static void write_pending(trace_buf_t *b, const char *call)
     char path[4096];
     shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
     shoal_outfile_t f;
-    int ok = shoal_outfile_open(&f, call, "SHOAL_TRACE", path, "a", &shoal_tr.pe_file_lost) ==
-             SHOAL_OK;
+    int ok =
+        shoal_outfile_open(&f, call, "SHOAL_TRACE", path, "a", &shoal_tr.pe_file_lost) == SHOAL_OK;
     for (size_t i = b->flushed; ok && i < n; i++) {
         const trace_event_t *e = &b->ev[i];
         shoal_outfile_printf(&f,
@@ -155,8 +155,8 @@ static void write_pending(trace_buf_t *b, const char *call)
 /* The owning thread's flush: writes its pending records and empties the
  * buffer (a full one, or once a second so that a job that is killed
  * leaves all but its last second behind). */
-static void __attribute__((noinline, cold)) flush_own(trace_buf_t *b, const char *call,
-                                                     uint64_t now)
+static void __attribute__((noinline, cold))
+flush_own(trace_buf_t *b, const char *call, uint64_t now)
 {
     pthread_mutex_lock(&shoal_tr.lock);
     if (!shoal_tr.pe_file_done)

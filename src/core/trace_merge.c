@@ -115,8 +115,8 @@ static int read_pe(shoal_trace_set_t *set, const char *dir, int pe, size_t *cap)
         shoal_trace_rec_t *m = &set->rec[set->n];
         unsigned fam, tid;
         if (sscanf(line,
-                   "{\"fn\":\"%95[^\"]\",\"family\":%u,\"tid\":%u,\"t0\":%" SCNu64 ",\"t1\":%" SCNu64
-                   ",\"peer\":%d,\"bytes\":%" SCNu64 ",\"addr\":%" SCNu64,
+                   "{\"fn\":\"%95[^\"]\",\"family\":%u,\"tid\":%u,\"t0\":%" SCNu64
+                   ",\"t1\":%" SCNu64 ",\"peer\":%d,\"bytes\":%" SCNu64 ",\"addr\":%" SCNu64,
                    m->fn, &fam, &tid, &m->t0, &m->t1, &m->peer, &m->bytes, &m->addr) != 8)
             continue; /* a line cut by the job's end */
         m->family = (uint16_t)fam;
@@ -261,8 +261,7 @@ void shoal_trace_addr_name(const shoal_trace_set_t *set, uint64_t key, char *out
     char sym[256];
     size_t sym_off;
     if (row == SHOAL_ROUTE_GLOBALS && set->exe[0] != '\0' && set->globals_size > off &&
-        shoal_symbol_in_file(set->exe, set->globals_vaddr + off, sym, sizeof(sym), &sym_off) ==
-            0) {
+        shoal_symbol_in_file(set->exe, set->globals_vaddr + off, sym, sizeof(sym), &sym_off) == 0) {
         if (sym_off)
             snprintf(out, cap, "%s+0x%zx", sym, sym_off);
         else
@@ -315,10 +314,11 @@ int shoal_trace_write_json(const shoal_trace_set_t *set, const char *path, const
     shoal_outfile_t out, *f = &out;
     if (shoal_outfile_open(f, call, "SHOAL_TRACE", path, "w", lost) != SHOAL_OK)
         return -1;
-    shoal_outfile_printf(f,
-                         "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
-                         "\"base_ns\":%" PRIu64 ",\"dropped\":[",
-                         set->base);
+    shoal_outfile_printf(
+        f,
+        "{\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"clock\":\"CLOCK_REALTIME\","
+        "\"base_ns\":%" PRIu64 ",\"dropped\":[",
+        set->base);
     for (int pe = 0; pe < set->npes; pe++)
         shoal_outfile_printf(f, "%s%" PRIu64, pe ? "," : "", set->dropped[pe]);
     /* PEs whose file lacks finalize's last line: the job ended before it

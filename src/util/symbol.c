@@ -130,7 +130,7 @@ int shoal_symbol_of(const void *addr, char *name, size_t cap, size_t *off_p)
 
 int shoal_symbol_in_file(const char *path, uint64_t vaddr, char *name, size_t cap, size_t *off_p)
 {
-    static sym_table_t file;      /* the last file asked about */
+    static sym_table_t file; /* the last file asked about */
     static char file_path[4096];
     static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&file_lock);

@@ -18,7 +18,6 @@ int shoal_symbol_of(const void *addr, char *name, size_t cap, size_t *off_p);
 /* The same for link-time address `vaddr` of the ELF executable `path`, from
  * its .symtab alone (for a merge of trace files after the program ended:
  * shoal-trace). The last file's table is kept for the next call. */
-int shoal_symbol_in_file(const char *path, uint64_t vaddr, char *name, size_t cap,
-                         size_t *off_p);
+int shoal_symbol_in_file(const char *path, uint64_t vaddr, char *name, size_t cap, size_t *off_p);
 
 #endif
