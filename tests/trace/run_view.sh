@@ -24,9 +24,10 @@ start = html.index("const TRACE=\n") + len("const TRACE=\n")
 embedded = json.loads(html[start:html.index(";\n</script>", start)].replace("<\\/", "</"))
 assert embedded == json.load(open(f"{d}/trace.json")), "differs"
 PY
-calls=$(/usr/bin/python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["traceEvents"]; print(sum(1 for x in e if x.get("ph")=="X"), sum(1 for x in e if x.get("ph")=="s"))' "$work/t/trace.json")
-set -- $calls
-nx=$1 nflows=$2
+count() { # PH: the events of that phase in trace.json
+    /usr/bin/python3 -c 'import json,sys; print(sum(1 for x in json.load(open(sys.argv[1]))["traceEvents"] if x.get("ph")==sys.argv[2]))' "$work/t/trace.json" "$1"
+}
+nx=$(count X) nflows=$(count s)
 command -v chromium >/dev/null || { echo "SKIP: no chromium to render trace.html (apt-get install chromium)"; exit 77; }
 HOME=$work timeout 120 chromium --headless --no-sandbox --disable-gpu --window-size=1000,240 \
     --dump-dom "file://$work/t/trace.html" >"$work/dom" 2>"$work/chromium.err" ||
