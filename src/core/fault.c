@@ -24,6 +24,7 @@
 
 #include "core/error.h"
 #include "core/fault.h"
+#include "core/trace.h"
 
 static const int fault_signals[] = {SIGSEGV, SIGBUS};
 #define NSIGNALS (sizeof(fault_signals) / sizeof(fault_signals[0]))
@@ -166,6 +167,7 @@ static void on_fault(int sig, siginfo_t *si, void *uctx)
         restore();
         return;
     }
+    shoal_trace_flush_all(); /* the job ends: keep the trace so far */
     const uintptr_t addr = (uintptr_t)si->si_addr;
     const char *what = pointer_argument(fn);
     if (addr < 4096)

@@ -27,6 +27,7 @@
 #include "core/hang_where.h"
 #include "core/state.h"
 #include "core/team.h"
+#include "core/trace.h"
 #include "util/clock.h"
 #include "util/cmp_names.h"
 #include "util/env.h"
@@ -558,6 +559,7 @@ void shoal_hang_report(shoal_hang_reason_t reason, int verdict)
 {
     static out_t o;
     o.len = 0;
+    shoal_trace_flush_all(); /* the trace survives the kill that may follow */
     const int me = SHOAL_MY_PE, npes = SHOAL_NPES;
     if (states_npes != npes) {
         free(states);

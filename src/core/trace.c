@@ -16,18 +16,22 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bootstrap/bootstrap.h"
 #include "core/pcontrol.h"
 #include "core/state.h"
 #include "core/trace.h"
 #include "core/trace_internal.h"
+#include "core/trace_merge.h"
+#include "mem/route.h"
 #include "transport/net_setup.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -42,6 +46,9 @@ const char *const shoal_trace_family_name[SHOAL_TRACE_NFAMILIES] = {
 };
 
 shoal_tracer_t shoal_tr = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* How often a thread that keeps recording writes its records out. */
+#define TRACE_FLUSH_NS 1000000000u
 
 static __thread trace_buf_t *my_buf;
 static __thread unsigned my_gen; /* the shoal_tr.gen my_buf belongs to */
@@ -116,6 +123,50 @@ static uint64_t symmetric_key(const void *addr)
     return row < 0 ? 0 : ((uint64_t)(row + 1) << 48) | (off & (((uint64_t)1 << 48) - 1));
 }
 
+/* Appends buffer b's records [flushed, n) to this PE's file and marks them
+ * written; the caller holds shoal_tr.lock. Records that cannot be written
+ * (the file failed, reported once) count as dropped. `call` names the
+ * routine for a failure's message. */
+static void write_pending(trace_buf_t *b, const char *call)
+{
+    const size_t n = __atomic_load_n(&b->n, __ATOMIC_ACQUIRE);
+    if (b->flushed >= n)
+        return;
+    char path[4096];
+    shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
+    shoal_outfile_t f;
+    int ok =
+        shoal_outfile_open(&f, call, "SHOAL_TRACE", path, "a", &shoal_tr.pe_file_lost) == SHOAL_OK;
+    for (size_t i = b->flushed; ok && i < n; i++) {
+        const trace_event_t *e = &b->ev[i];
+        shoal_outfile_printf(&f,
+                             "{\"fn\":\"%s\",\"family\":%u,\"tid\":%u,\"t0\":%" PRIu64
+                             ",\"t1\":%" PRIu64 ",\"peer\":%d,\"bytes\":%" PRIu64
+                             ",\"addr\":%" PRIu64 "}\n",
+                             e->fn, e->family, e->tid, e->t0, e->t1, e->peer, e->bytes, e->addr);
+    }
+    if (ok)
+        ok = shoal_outfile_close(&f) == SHOAL_OK;
+    if (!ok)
+        b->dropped += n - b->flushed;
+    b->flushed = n;
+}
+
+/* The owning thread's flush: writes its pending records and empties the
+ * buffer (a full one, or once a second so that a job that is killed
+ * leaves all but its last second behind). */
+static void __attribute__((noinline, cold))
+flush_own(trace_buf_t *b, const char *call, uint64_t now)
+{
+    pthread_mutex_lock(&shoal_tr.lock);
+    if (!shoal_tr.pe_file_done)
+        write_pending(b, call);
+    b->flushed = 0;
+    __atomic_store_n(&b->n, 0, __ATOMIC_RELEASE);
+    b->next_flush = now + TRACE_FLUSH_NS;
+    pthread_mutex_unlock(&shoal_tr.lock);
+}
+
 void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0, int peer,
                         uint64_t bytes, const void *addr)
 {
@@ -137,12 +188,16 @@ void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0
     }
     if (shoal_tr.dir == NULL)
         return;
-    if (b->n == b->cap) {
+    if (__builtin_expect(b->n == b->cap || t1 >= b->next_flush, 0) && b->cap > 0)
+        flush_own(b, fn, t1);
+    size_t n = b->n;
+    if (n == b->cap) { /* no buffer (SHOAL_TRACE_EVENTS=0) */
         b->dropped++;
         return;
     }
-    b->ev[b->n++] =
+    b->ev[n] =
         (trace_event_t){t0, t1, fn, symmetric_key(addr), bytes, peer, family, (uint16_t)b->tid};
+    __atomic_store_n(&b->n, n + 1, __ATOMIC_RELEASE); /* a flusher reads the whole record */
 }
 
 void shoal_trace_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp,
@@ -155,6 +210,34 @@ void shoal_trace_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, in
 void shoal_trace_pe_file(char *path, size_t len, int pe)
 {
     snprintf(path, len, "%s/trace.%d.jsonl", shoal_tr.dir, pe);
+}
+
+/* The main program's load address (0 for a program that is not PIE). */
+static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    *(uintptr_t *)arg = info->dlpi_addr;
+    return 1; /* the first object is the main program */
+}
+
+/* The file's first line: what a merge after the fact (shoal-trace merge)
+ * needs to know without the job: the job's size, and the executable and
+ * where its globals row starts in it (a link-time address), so that
+ * "globals+0x88" can be named by the executable's symbol table. */
+static int write_header(FILE *f)
+{
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    uintptr_t bias = 0;
+    dl_iterate_phdr(main_bias, &bias);
+    const shoal_route_row_t *g = &shoal.route.row[SHOAL_ROUTE_GLOBALS];
+    fprintf(f, "{\"pe\":%d,\"npes\":%d,\"t_init\":%" PRIu64 ",\"exe\":\"", shoal_tr.me,
+            shoal_tr.npes, shoal_trace_now());
+    for (const char *c = exe; *c; c++)
+        fprintf(f, *c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+    return fprintf(f, "\",\"globals_vaddr\":%" PRIu64 ",\"globals_size\":%" PRIu64 "}\n",
+                   g->size ? (uint64_t)(g->base - bias) : 0, g->size);
 }
 
 void shoal_trace_init(void)
@@ -174,9 +257,9 @@ void shoal_trace_init(void)
         } else {
             char path[4096];
             shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
-            shoal_tr.pe_file_lost = shoal_tr.merge_lost = 0;
+            shoal_tr.pe_file_lost = shoal_tr.merge_lost = shoal_tr.pe_file_done = 0;
             FILE *f = fopen(path, "w");
-            if (f == NULL || fclose(f) != 0) {
+            if (f == NULL || write_header(f) < 0 || fclose(f) != 0) {
                 int err = errno;
                 shoal_outfile_lost(path, 0,
                                    "shmem_init: SHOAL_TRACE=%s: cannot write %s: %s (errno %d); "
@@ -195,33 +278,29 @@ void shoal_trace_init(void)
     shoal_trace_on = 1;
 }
 
-/* Appends buffer b's records to f and empties it. */
-static void write_buf(shoal_outfile_t *f, trace_buf_t *b)
-{
-    for (size_t i = 0; i < b->n; i++) {
-        const trace_event_t *e = &b->ev[i];
-        shoal_outfile_printf(f,
-                             "{\"fn\":\"%s\",\"family\":%u,\"tid\":%u,\"t0\":%" PRIu64
-                             ",\"t1\":%" PRIu64 ",\"peer\":%d,\"bytes\":%" PRIu64
-                             ",\"addr\":%" PRIu64 "}\n",
-                             e->fn, e->family, e->tid, e->t0, e->t1, e->peer, e->bytes, e->addr);
-    }
-    b->n = 0;
-}
-
 void shoal_trace_flush(void)
 {
     if (!shoal_trace_on || shoal_tr.dir == NULL || my_buf == NULL || my_gen != shoal_tr.gen)
         return;
-    char path[4096];
-    shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
-    pthread_mutex_lock(&shoal_tr.lock);
-    shoal_outfile_t f;
-    if (shoal_outfile_open(&f, "shmem_pcontrol", "SHOAL_TRACE", path, "a", &shoal_tr.pe_file_lost) ==
-        SHOAL_OK) {
-        write_buf(&f, my_buf);
-        shoal_outfile_close(&f);
+    flush_own(my_buf, "shmem_pcontrol", shoal_trace_now());
+}
+
+void shoal_trace_flush_all(void)
+{
+    if (!shoal_trace_on || shoal_tr.dir == NULL)
+        return;
+    /* Called from a signal handler too (a fault, which may have hit in a
+     * flush of this very thread): tries the lock for up to 2 s rather than
+     * waiting on it without bound. */
+    for (int tries = 0; pthread_mutex_trylock(&shoal_tr.lock) != 0; tries++) {
+        if (tries == 2000)
+            return;
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
     }
+    if (shoal_tr.dir != NULL && !shoal_tr.pe_file_done)
+        for (int i = 0; i < shoal_tr.nbufs; i++)
+            write_pending(shoal_tr.bufs[i], "trace flush");
     pthread_mutex_unlock(&shoal_tr.lock);
 }
 
@@ -236,23 +315,21 @@ void shoal_trace_finalize(void)
         shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
         uint64_t dropped = 0;
         pthread_mutex_lock(&shoal_tr.lock);
-        shoal_outfile_t out;
-        int opened = shoal_outfile_open(&out, "shmem_finalize", "SHOAL_TRACE", path, "a",
-                                        &shoal_tr.pe_file_lost) == SHOAL_OK;
         for (int i = 0; i < shoal_tr.nbufs; i++) {
-            if (opened)
-                write_buf(&out, shoal_tr.bufs[i]);
+            write_pending(shoal_tr.bufs[i], "shmem_finalize");
             dropped += shoal_tr.bufs[i]->dropped;
         }
-        if (opened) {
+        shoal_outfile_t out;
+        if (shoal_outfile_open(&out, "shmem_finalize", "SHOAL_TRACE", path, "a",
+                               &shoal_tr.pe_file_lost) == SHOAL_OK) {
             shoal_outfile_printf(&out, "{\"dropped\":%" PRIu64 "}\n", dropped);
             shoal_outfile_close(&out);
         }
+        shoal_tr.pe_file_done = 1;
         pthread_mutex_unlock(&shoal_tr.lock);
         if (dropped > 0)
-            SHOAL_WARN("trace: PE %d dropped %" PRIu64 " records on full buffers (%u records "
-                       "per thread); raise SHOAL_TRACE_EVENTS to keep them",
-                       shoal_tr.me, dropped, shoal_env.trace_events);
+            SHOAL_WARN("trace: PE %d dropped %" PRIu64 " records it could not write to %s",
+                       shoal_tr.me, dropped, path);
         if (shoal_tr.threads_refused > 0)
             SHOAL_WARN("trace: PE %d recorded no calls of %" PRIu64 " threads past the first %d",
                        shoal_tr.me, shoal_tr.threads_refused, TRACE_THREADS_MAX);
@@ -263,8 +340,10 @@ void shoal_trace_finalize(void)
         shoal_net_idle();
         shoal_bootstrap_barrier(&shoal.bs); /* every PE's file is complete */
         if (shoal_tr.me == 0)
-            shoal_trace_merge();
+            shoal_trace_merge_dir(shoal_tr.dir, shoal_tr.npes, "shmem_finalize",
+                                  &shoal_tr.merge_lost);
     }
+    pthread_mutex_lock(&shoal_tr.lock); /* a hang report's flush may be reading them */
     for (int i = 0; i < shoal_tr.nbufs; i++) {
         buf_free(shoal_tr.bufs[i]);
         shoal_tr.bufs[i] = NULL;
@@ -272,4 +351,5 @@ void shoal_trace_finalize(void)
     shoal_tr.nbufs = 0;
     my_buf = NULL; /* other threads notice by shoal_tr.gen */
     shoal_tr.dir = NULL;
+    pthread_mutex_unlock(&shoal_tr.lock);
 }

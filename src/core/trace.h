@@ -15,7 +15,10 @@
  * routine, the peer PE, the bytes moved, and the symmetric address of a
  * signal or wait (to draw flow arrows from a put-with-signal to the wait it
  * released). Records go into a bounded buffer per thread (SHOAL_TRACE_EVENTS
- * records; beyond it they are dropped and counted). Calls made inside a
+ * records), which its thread writes to this PE's file when it is full and
+ * at its first record after a second; a hang report, a fault the library
+ * catches and finalize write every thread's records (records that cannot be
+ * written are dropped and counted). Calls made inside a
  * traced routine (the puts of a collective) are not recorded on their own.
  * shmem_pcontrol(0) stops recording, 1 records, 2 records and writes the
  * records so far to this PE's file.
@@ -106,6 +109,13 @@ void shoal_trace_init(void);
 
 /* shmem_pcontrol(2): writes this PE's records so far to its file. */
 void shoal_trace_flush(void);
+
+/* A hang report (SIGUSR1, SHOAL_HANG_TIMEOUT, shoalrun --timeout) and a
+ * fault: writes every thread's records so far to this PE's file, so that
+ * the trace survives the job's end (shoal-trace merge joins the files).
+ * Safe from any thread and from a signal handler that may interrupt a
+ * flush (it gives up after 2 s rather than wait on the lock). */
+void shoal_trace_flush_all(void);
 
 /* shoal_finalize, while the data path is still open: writes each PE's
  * records, and on PE 0 merges them into trace.json and prints the profile.

@@ -22,11 +22,18 @@ typedef struct {
     uint16_t tid;
 } trace_event_t;
 
-/* One thread's records and counters: plain adds, no atomics, summed at
- * finalize. */
+/* One thread's records and counters: plain adds, summed at finalize. The
+ * records [flushed, n) are not in the file yet. Only the owning thread
+ * appends (publishing n with a release store, so that another thread's
+ * flush reads whole records) and only under shoal_tr.lock are records
+ * written out: another thread's flush (a hang report, a fault) advances
+ * `flushed`; the owner's own flush (buffer full, once a second) empties
+ * the buffer. */
 typedef struct {
     trace_event_t *ev; /* NULL when only profiling */
     size_t n, cap;
+    size_t flushed;       /* under shoal_tr.lock */
+    uint64_t next_flush;  /* the owner flushes at its first record after this time */
     uint64_t dropped;
     int tid;
     uint64_t calls[SHOAL_TRACE_NFAMILIES], bytes[SHOAL_TRACE_NFAMILIES], ns[SHOAL_TRACE_NFAMILIES];
@@ -48,6 +55,7 @@ typedef struct {
     unsigned gen;     /* counts the inits that turned tracing on */
     int pe_file_lost; /* a write to this PE's trace file failed (reported once) */
     int merge_lost;   /* the same for trace.json */
+    int pe_file_done; /* finalize wrote the file's last line: no more flushes */
 } shoal_tracer_t;
 
 extern shoal_tracer_t shoal_tr;
@@ -55,9 +63,6 @@ extern const char *const shoal_trace_family_name[SHOAL_TRACE_NFAMILIES];
 
 /* PE pe's file under SHOAL_TRACE: trace.<pe>.jsonl. */
 void shoal_trace_pe_file(char *path, size_t len, int pe);
-
-/* PE 0, at finalize once every PE's file is complete: writes trace.json. */
-void shoal_trace_merge(void);
 
 /* Every PE, at finalize: gathers the profile counters on PE 0, which
  * prints the table (and SHOAL_PROFILE_CSV). */

@@ -26,13 +26,14 @@
     X(SHMEM_INFO, bool, info, "0", "PE 0 prints every setting and its value at shmem_init.")       \
     X(SHMEM_VERSION, bool, version, "0", "PE 0 prints the library name and version at init.")      \
     X(SHOAL_TRACE, string, trace, "",                                                              \
-      "Directory for a trace of every PE's API calls (created if absent). At shmem_finalize "      \
-      "each PE writes trace.<pe>.jsonl there and PE 0 merges them into trace.json, a Chrome "      \
-      "trace-event file (ui.perfetto.dev, chrome://tracing) with one track per PE. Empty: "        \
+      "Directory for a trace of every PE's API calls (created if absent). Each PE writes "         \
+      "trace.<pe>.jsonl there as it runs (and on a hang report or a caught fault); at "            \
+      "shmem_finalize PE 0 merges them into trace.json, a Chrome trace-event file with one "       \
+      "track per PE (shoal-trace merge does the same after a job that never finished). Empty: "    \
       "no trace.")                                                                                 \
     X(SHOAL_TRACE_EVENTS, uint, trace_events, "262144",                                            \
-      "Calls each thread records while tracing (48 bytes each); later ones are dropped and "       \
-      "counted, and finalize says how many.")                                                      \
+      "Calls each thread buffers while tracing (48 bytes each); a full buffer is written to "      \
+      "the PE's file and emptied.")                                                                \
     X(SHOAL_PROFILE, bool, profile, "0",                                                           \
       "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "         \
       "slowest PE of each, and the bytes each PE moved to each other PE.")                         \

@@ -17,13 +17,15 @@
 
 #include "util/symbol.h"
 
-static struct {
+typedef struct {
     ElfW(Sym) * syms;
     size_t nsyms;
     char *strs;
     size_t strs_size;
     uintptr_t bias; /* the main program's load address */
-} table;
+} sym_table_t;
+
+static sym_table_t table;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static int main_bias(struct dl_phdr_info *info, size_t size, void *arg)
@@ -43,9 +45,11 @@ static void *read_at(int fd, off_t off, size_t len)
     return p;
 }
 
-static void load_table(void)
+/* Reads the .symtab of the ELF file `path` into t (left empty when it has
+ * none). */
+static void load_file(const char *path, sym_table_t *t)
 {
-    int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return;
     ElfW(Ehdr) eh;
@@ -60,23 +64,44 @@ static void load_table(void)
         if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum)
             continue;
         const ElfW(Shdr) *str = &sh[sh[i].sh_link];
-        table.syms = read_at(fd, (off_t)sh[i].sh_offset, sh[i].sh_size);
-        table.strs = read_at(fd, (off_t)str->sh_offset, str->sh_size);
-        if (table.syms == NULL || table.strs == NULL) {
-            free(table.syms);
-            free(table.strs);
-            table.syms = NULL;
-            table.strs = NULL;
+        t->syms = read_at(fd, (off_t)sh[i].sh_offset, sh[i].sh_size);
+        t->strs = read_at(fd, (off_t)str->sh_offset, str->sh_size);
+        if (t->syms == NULL || t->strs == NULL) {
+            free(t->syms);
+            free(t->strs);
+            t->syms = NULL;
+            t->strs = NULL;
             break;
         }
-        table.nsyms = sh[i].sh_size / sizeof(ElfW(Sym));
-        table.strs_size = str->sh_size;
-        dl_iterate_phdr(main_bias, &table.bias);
+        t->nsyms = sh[i].sh_size / sizeof(ElfW(Sym));
+        t->strs_size = str->sh_size;
         break;
     }
 out:
     free(sh);
     close(fd);
+}
+
+static void load_table(void)
+{
+    load_file("/proc/self/exe", &table);
+    if (table.syms != NULL)
+        dl_iterate_phdr(main_bias, &table.bias);
+}
+
+/* The data object of t holding address a (t's symbols relocated by its
+ * bias). */
+static const ElfW(Sym) * find_object(const sym_table_t *t, uintptr_t a)
+{
+    for (size_t i = 0; i < t->nsyms; i++) {
+        const ElfW(Sym) *s = &t->syms[i];
+        if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_size == 0 ||
+            s->st_name >= t->strs_size)
+            continue;
+        if (a - (t->bias + s->st_value) < s->st_size)
+            return s;
+    }
+    return NULL;
 }
 
 static int write_name(const char *s, size_t off, char *name, size_t cap, size_t *off_p)
@@ -97,14 +122,29 @@ int shoal_symbol_of(const void *addr, char *name, size_t cap, size_t *off_p)
         return write_name(info.dli_sname, a - (uintptr_t)info.dli_saddr, name, cap, off_p);
 
     pthread_once(&table_once, load_table);
-    for (size_t i = 0; i < table.nsyms; i++) {
-        const ElfW(Sym) *s = &table.syms[i];
-        if (ELF64_ST_TYPE(s->st_info) != STT_OBJECT || s->st_size == 0 ||
-            s->st_name >= table.strs_size)
-            continue;
-        uintptr_t start = table.bias + s->st_value;
-        if (a - start < s->st_size)
-            return write_name(table.strs + s->st_name, a - start, name, cap, off_p);
+    const ElfW(Sym) *s = find_object(&table, a);
+    return s != NULL ? write_name(table.strs + s->st_name, a - (table.bias + s->st_value), name,
+                                  cap, off_p)
+                     : -1;
+}
+
+int shoal_symbol_in_file(const char *path, uint64_t vaddr, char *name, size_t cap, size_t *off_p)
+{
+    static sym_table_t file; /* the last file asked about */
+    static char file_path[4096];
+    static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&file_lock);
+    if (strcmp(file_path, path) != 0) {
+        free(file.syms);
+        free(file.strs);
+        memset(&file, 0, sizeof(file));
+        snprintf(file_path, sizeof(file_path), "%s", path);
+        load_file(path, &file);
     }
-    return -1;
+    const ElfW(Sym) *s = find_object(&file, (uintptr_t)vaddr);
+    int rc = s != NULL ? write_name(file.strs + s->st_name, (uintptr_t)vaddr - s->st_value, name,
+                                    cap, off_p)
+                       : -1;
+    pthread_mutex_unlock(&file_lock);
+    return rc;
 }

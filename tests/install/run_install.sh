@@ -23,6 +23,12 @@ libdir=$(dirname "$(find "$prefix" -name libshoal.so | head -n 1)")
 # The installed shoal-info finds the installed UCX plugin.
 [ "$ucx" = no-ucx ] || "$prefix/bin/shoal-info" | grep -q "UCX plugin: loads from $prefix/" ||
     { echo "FAIL: installed shoal-info does not load the plugin from $prefix:"; "$prefix/bin/shoal-info" | head -8; exit 1; }
+# The installed shoal-trace merges and summarizes a job's per-PE trace files.
+SHOAL_TRACE="$prefix/tr" "$prefix/bin/shoalrun" -n 3 "$prefix/counter_cc" >/dev/null
+rm "$prefix/tr/trace.json"
+"$prefix/bin/shoal-trace" merge "$prefix/tr" 2>/dev/null
+"$prefix/bin/shoal-trace" summary "$prefix/tr" | grep -q "^trace of 3 PEs" && [ -s "$prefix/tr/trace.json" ] ||
+    { echo "FAIL: the installed shoal-trace did not merge and summarize $prefix/tr"; exit 1; }
 
 # The conventional OpenSHMEM names, as links to Shoal's tools.
 (cd "$prefix" && "$prefix/bin/oshcc" "$src/examples/ring.c" -o ring_osh &&

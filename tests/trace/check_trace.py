@@ -2,6 +2,7 @@
 """Checks what trace_prog left behind (the numbers mirror trace_prog.c).
 
 usage: check_trace.py trace DIR NPES      trace.json in DIR
+       check_trace.py hang DIR NPES       trace.json merged after a hang (trace_hang_prog.c)
        check_trace.py profile CSV NPES OUT  the CSV and PE 0's printed table
 """
 import csv
@@ -144,8 +145,58 @@ def check_profile(path, npes, out):
     print(f"profile: {len(fam)} families, {npes}x{npes} matrix match")
 
 
+HANG_NPUT, HANG_PUT_BYTES = 5, 48  # trace_hang_prog.c
+
+
+def check_hang(tdir, npes):
+    """trace.json that shoal-trace merge built from a job ended by its
+    timeout (trace_hang_prog.c): every PE's calls up to the hang, the last PE
+    unfinished, a flow from each put-with-signal to the wait it released."""
+    with open(f"{tdir}/trace.json") as f:
+        doc = json.load(f)
+    events = doc["traceEvents"]
+    names = {e["pid"]: e["args"]["name"] for e in events
+             if e.get("ph") == "M" and e["name"] == "process_name"}
+    if names != {pe: f"PE {pe}" for pe in range(npes)}:
+        fail(f"tracks {names}")
+    expect = {  # routine: (calls, bytes each, to the right neighbour)
+        "shmem_putmem": (HANG_NPUT, HANG_PUT_BYTES, True),
+        "shmem_barrier_all": (2, 0, False),
+        "shmem_putmem_signal": (1, HANG_PUT_BYTES, True),
+        "shmem_signal_wait_until": (1, 0, False),
+    }
+    xs = [e for e in events if e.get("ph") == "X"]
+    for pe in range(npes):
+        mine = [e for e in xs if e["pid"] == pe]
+        for fn, (calls, nbytes, right) in expect.items():
+            got = [e for e in mine if e["name"] == fn]
+            if len(got) != calls:
+                fail(f"PE {pe}: {len(got)} {fn} events, expected {calls}")
+            for e in got:
+                if e["args"]["bytes"] != nbytes:
+                    fail(f"PE {pe}: {fn} with {e['args']['bytes']} bytes, expected {nbytes}")
+                if right and e["args"]["peer"] != (pe + 1) % npes:
+                    fail(f"PE {pe}: {fn} to PE {e['args']['peer']}")
+        unknown = sorted({e["name"] for e in mine} - set(expect))
+        if unknown:
+            fail(f"PE {pe}: unexpected routines {unknown}")
+        waits = [e for e in mine if e["name"] == "shmem_signal_wait_until"]
+        if waits and waits[0]["args"].get("addr") != "sig":
+            fail(f"PE {pe}: the wait's address is {waits[0]['args'].get('addr')!r}, "
+                 "expected the global's name 'sig'")
+    unfinished = doc["otherData"].get("unfinished")
+    if unfinished != [npes - 1]:
+        fail(f"unfinished PEs {unfinished}, expected [{npes - 1}] (the PE that hung)")
+    flows = [e for e in events if e.get("ph") == "s"]
+    if len(flows) != npes:
+        fail(f"{len(flows)} flows, expected one per PE ({npes})")
+    print(f"hang: {len(xs)} events, {len(flows)} flows, {npes} tracks, unfinished {unfinished}")
+
+
 if sys.argv[1] == "trace":
     check_trace(sys.argv[2], int(sys.argv[3]))
+elif sys.argv[1] == "hang":
+    check_hang(sys.argv[2], int(sys.argv[3]))
 else:
     check_profile(sys.argv[2], int(sys.argv[3]), sys.argv[4])
 sys.exit(1 if failures else 0)

@@ -3,7 +3,7 @@
 #   off      no SHOAL_TRACE or SHOAL_PROFILE: the program leaves no files
 #   trace    SHOAL_TRACE=dir: trace.json has the expected events and flows
 #   profile  SHOAL_PROFILE=1 + SHOAL_PROFILE_CSV: counts and matrix exact
-#   dropped  SHOAL_TRACE_EVENTS=10: the overflow is counted and reported
+#   small    SHOAL_TRACE_EVENTS=10: full buffers are written out, nothing dropped
 # Usage: run_trace.sh SHOALRUN TRACE_PROG CHECK_TRACE_PY NPES [WRAPPER]
 #   WRAPPER: a command each PE runs the program under (tests/multihost's
 #   as_host.sh puts PEs on pretend hosts, so the traffic crosses the network)
@@ -40,22 +40,14 @@ SHOAL_PROFILE=1 SHOAL_PROFILE_CSV=$work/p/profile.csv run "$work/p"
 cat "$work/out"
 /usr/bin/python3 "$checker" profile "$work/p/profile.csv" "$npes" "$work/out" ||
     failures=$((failures + 1))
-# A buffer of 10 records per thread: the rest are dropped, counted and reported.
+# A buffer of 10 records per thread: written to the file each time it fills,
+# so nothing is dropped and trace.json is the same as with a large buffer.
 mkdir "$work/d"
 SHOAL_TRACE=$work/d SHOAL_TRACE_EVENTS=10 run "$work/d"
-if ! grep -q "trace: PE 0 dropped [1-9][0-9]* records on full buffers (10 records per thread); raise SHOAL_TRACE_EVENTS" "$work/out"; then
-    echo "FAIL: no report of the dropped records:"; cat "$work/out"; failures=$((failures + 1))
+if grep -q "dropped" "$work/out"; then
+    echo "FAIL: records dropped with a small buffer:"; cat "$work/out"; failures=$((failures + 1))
 fi
-/usr/bin/python3 -c '
-import json, sys
-doc = json.load(open(sys.argv[1] + "/trace.json"))
-n = int(sys.argv[2])
-drops = doc["otherData"]["dropped"]
-xs = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
-assert len(drops) == n and all(d > 0 for d in drops), drops
-# (the shmem_pcontrol(2) flush empties the buffer once, so 10 to 20 remain)
-assert all(10 <= sum(1 for e in xs if e["pid"] == pe) <= 20 for pe in range(n)), len(xs)
-' "$work/d" "$npes" || { echo "FAIL: dropped counts in trace.json"; failures=$((failures + 1)); }
+/usr/bin/python3 "$checker" trace "$work/d" "$npes" || { echo "FAIL: trace.json with 10-record buffers"; failures=$((failures + 1)); }
 
 [ -n "${TRACE_KEEP:-}" ] && cp -r "$work/t/trace" "$work/p/profile.csv" "$work/out" "$TRACE_KEEP/"
 [ $failures -eq 0 ] && echo PASS
