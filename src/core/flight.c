@@ -1,0 +1,130 @@
+/*
+ * The flight recorder's ring (see flight.h): placing it, writing an event,
+ * reading one back consistently from any process of the host.
+ *
+ * A writer takes the next index with one atomic add, marks the slot as
+ * being written (seq 0), stores the event's words and then seq = index + 1
+ * with release order. A reader copies the slot's words and keeps the copy
+ * only when seq was index + 1 before and after; a slot overwritten by a
+ * later lap, or caught half-written, is skipped. Words are stored and
+ * loaded with relaxed atomics (plain moves on x86), so a report made on
+ * the watchdog thread while the program's threads record is not a data
+ * race.
+ */
+#include <string.h>
+
+#include "core/flight.h"
+#include "core/state.h"
+#include "util/clock.h"
+#include "util/env.h"
+#include "util/log.h"
+
+int shoal_flight_on;
+
+static shoal_flight_ring_t *ring; /* this PE's, while on */
+
+/* The ring's capacity under the settings: SHOAL_FLIGHT_EVENTS rounded up to
+ * a power of two (so that an index maps to its slot with a mask), at least
+ * 16, at most 2^20. */
+static uint32_t capacity(void)
+{
+    uint32_t want = shoal_env.flight_events, cap = 16;
+    if (want > (1u << 20))
+        want = 1u << 20;
+    while (cap < want)
+        cap <<= 1;
+    return cap;
+}
+
+size_t shoal_flight_bytes(void)
+{
+    if (!shoal_env.flight || shoal_env.flight_events == 0)
+        return 0;
+    size_t bytes = sizeof(shoal_flight_ring_t) + (size_t)capacity() * sizeof(shoal_flight_ev_t);
+    return (bytes + 65535) & ~(size_t)65535;
+}
+
+uint64_t shoal_flight_start(uint64_t off)
+{
+    shoal_flight_on = 0;
+    ring = NULL;
+    if (shoal_flight_bytes() == 0 || shoal.internal == NULL ||
+        off + shoal_flight_bytes() > shoal.internal_size)
+        return 0;
+    ring = (shoal_flight_ring_t *)((char *)shoal.internal + off);
+    memset(ring, 0, sizeof(*ring) + (size_t)capacity() * sizeof(shoal_flight_ev_t));
+    ring->cap = capacity();
+    ring->ev_size = sizeof(shoal_flight_ev_t);
+    __atomic_store_n(&shoal_flight_on, 1, __ATOMIC_RELEASE);
+    return off;
+}
+
+void shoal_flight_stop(void)
+{
+    __atomic_store_n(&shoal_flight_on, 0, __ATOMIC_RELAXED);
+    ring = NULL;
+}
+
+void shoal_flight_record(shoal_flight_kind_t kind, const char *fn, int pe, const void *addr,
+                         uint64_t value, uint64_t arg, unsigned op, unsigned size, int is_signed)
+{
+    shoal_flight_ring_t *r = ring;
+    if (r == NULL)
+        return;
+    shoal_flight_ev_t e = {.t_ns = shoal_clock_ns(),
+                           .addr = (uintptr_t)addr,
+                           .value = value,
+                           .arg = arg,
+                           .pe = pe,
+                           .kind = (uint8_t)kind,
+                           .op = (uint8_t)op,
+                           .size = (uint8_t)size,
+                           .is_signed = (uint8_t)(is_signed != 0)};
+    if (strncmp(fn, "pshmem_", 7) == 0)
+        fn += 7;
+    else if (strncmp(fn, "shmem_", 6) == 0)
+        fn += 6;
+    strncpy(e.fn, fn, sizeof(e.fn) - 1);
+    const uint64_t idx = __atomic_fetch_add(&r->head, 1, __ATOMIC_RELAXED);
+    shoal_flight_ev_t *slot = &r->ev[idx & (r->cap - 1)];
+    __atomic_store_n(&slot->seq, 0, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    const uint64_t *from = (const uint64_t *)&e;
+    uint64_t *to = (uint64_t *)slot;
+    for (size_t i = 1; i < sizeof(e) / sizeof(uint64_t); i++)
+        __atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->seq, idx + 1, __ATOMIC_RELEASE);
+}
+
+const shoal_flight_ring_t *shoal_flight_ring_of(int pe)
+{
+    shoal_hang_pe_t *h = shoal_hang_pe(pe);
+    if (h == NULL)
+        return NULL;
+    uint64_t off = __atomic_load_n(&h->flight_off, __ATOMIC_ACQUIRE);
+    if (off == 0 || off + sizeof(shoal_flight_ring_t) > shoal.internal_size)
+        return NULL;
+    const shoal_flight_ring_t *r = (const shoal_flight_ring_t *)((const char *)h - offsetof(shoal_internal_t, hang) + off);
+    uint32_t cap = __atomic_load_n(&r->cap, __ATOMIC_RELAXED);
+    if (cap == 0 || (cap & (cap - 1)) != 0 || r->ev_size != sizeof(shoal_flight_ev_t) ||
+        off + sizeof(*r) + (uint64_t)cap * sizeof(shoal_flight_ev_t) > shoal.internal_size)
+        return NULL; /* not placed yet, or another build's layout */
+    return r;
+}
+
+int shoal_flight_read(const shoal_flight_ring_t *r, uint64_t idx, shoal_flight_ev_t *copy)
+{
+    const shoal_flight_ev_t *slot = &r->ev[idx & (r->cap - 1)];
+    uint64_t seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+    if (seq != idx + 1)
+        return -1;
+    const uint64_t *from = (const uint64_t *)slot;
+    uint64_t *to = (uint64_t *)copy;
+    for (size_t i = 0; i < sizeof(*copy) / sizeof(uint64_t); i++)
+        to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq)
+        return -1;
+    copy->fn[SHOAL_FLIGHT_FN_MAX - 1] = '\0';
+    return 0;
+}
