@@ -201,19 +201,19 @@ void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *sym
     const char *verb = is_put ? "writes" : "reads";
     const size_t at = (size_t)(p - found.ptr);
     if (freed)
-        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu bytes %s PE %d at heap offset %zu, in the "
+        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu byte%s %s PE %d at heap offset %zu, in the "
                     "symmetric allocation of %zu bytes at heap offset %zu (allocation #%llu, by "
                     "%s), which %s freed: a use after free",
-                    fn, SHOAL_MY_PE, verb, len, is_put ? "to" : "from", pe, heap_offset(p),
-                    found.size, heap_offset(found.ptr), (unsigned long long)found.id, found.fn,
+                    fn, SHOAL_MY_PE, verb, len, len == 1 ? "" : "s", is_put ? "to" : "from", pe,
+                    heap_offset(p), found.size, heap_offset(found.ptr), (unsigned long long)found.id, found.fn,
                     found.free_fn);
     if (at + len > found.size)
-        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu bytes %s PE %d at heap offset %zu, %zu bytes "
+        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu byte%s %s PE %d at heap offset %zu, %zu bytes "
                     "past the end of the symmetric allocation of %zu bytes at heap offset %zu "
                     "(allocation #%llu, by %s); from there at most %zu bytes are the "
                     "allocation's",
-                    fn, SHOAL_MY_PE, verb, len, is_put ? "to" : "from", pe, heap_offset(p),
-                    at + len - found.size, found.size, heap_offset(found.ptr),
+                    fn, SHOAL_MY_PE, verb, len, len == 1 ? "" : "s", is_put ? "to" : "from", pe,
+                    heap_offset(p), at + len - found.size, found.size, heap_offset(found.ptr),
                     (unsigned long long)found.id, found.fn, at < found.size ? found.size - at : 0);
 }
 

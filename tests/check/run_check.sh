@@ -52,7 +52,7 @@ expect overrun nonzero "shmem_putmem (SHOAL_CHECK): PE 0 writes 108 bytes to PE 
     "(allocation #3, by shmem_malloc); from there at most 100 bytes are the allocation's"
 expect overrun_get nonzero "shmem_getmem (SHOAL_CHECK): PE 0 reads 108 bytes from PE $last at heap offset" \
     "8 bytes past the end of the symmetric allocation of 100 bytes"
-expect use_after_free nonzero "shmem_char_p (SHOAL_CHECK): PE 0 writes 1 bytes to PE $last at heap offset" \
+expect use_after_free nonzero "shmem_char_p (SHOAL_CHECK): PE 0 writes 1 byte to PE $last at heap offset" \
     "in the symmetric allocation of 100 bytes at heap offset" "by shmem_malloc), which shmem_free freed: a use after free"
 # A PE's own stores are seen by the guard zone and the poison.
 expect overrun_free nonzero "shmem_free (SHOAL_CHECK): the symmetric allocation of 100 bytes" \
