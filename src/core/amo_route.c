@@ -38,7 +38,7 @@ static __attribute__((cold, noinline)) void flight_amo(const char *fn, shoal_amo
     uint64_t value = 0;
     if (operand != NULL)
         memcpy(&value, operand, size <= sizeof(value) ? size : sizeof(value));
-    if (strstr(fn, "signal_") != NULL)
+    if ((op == SHOAL_AMO_SET || op == SHOAL_AMO_ADD) && strstr(fn, "signal_") != NULL)
         shoal_flight_record(SHOAL_FLIGHT_SIGNAL, fn, pe, dest, value, 0,
                             op == SHOAL_AMO_SET ? SHMEM_SIGNAL_SET : SHMEM_SIGNAL_ADD, 8, 0);
     else

@@ -11,13 +11,13 @@
  * the watchdog thread while the program's threads record is not a data
  * race.
  */
+#include <dlfcn.h>
 #include <string.h>
 
 #include "core/flight.h"
 #include "core/state.h"
 #include "util/clock.h"
 #include "util/env.h"
-#include "util/log.h"
 
 int shoal_flight_on;
 
@@ -65,35 +65,52 @@ void shoal_flight_stop(void)
     ring = NULL;
 }
 
+/* What event names are counted from: a string of libshoal's read-only data,
+ * like the names themselves. */
+static const char anchor[] = "shoal flight recorder";
+
 void shoal_flight_record(shoal_flight_kind_t kind, const char *fn, int pe, const void *addr,
                          uint64_t value, uint64_t arg, unsigned op, unsigned size, int is_signed)
 {
     shoal_flight_ring_t *r = ring;
     if (r == NULL)
         return;
-    shoal_flight_ev_t e = {.t_ns = shoal_clock_ns(),
-                           .addr = (uintptr_t)addr,
-                           .value = value,
-                           .arg = arg,
-                           .pe = pe,
-                           .kind = (uint8_t)kind,
-                           .op = (uint8_t)op,
-                           .size = (uint8_t)size,
-                           .is_signed = (uint8_t)(is_signed != 0)};
-    if (strncmp(fn, "pshmem_", 7) == 0)
-        fn += 7;
-    else if (strncmp(fn, "shmem_", 6) == 0)
-        fn += 6;
-    strncpy(e.fn, fn, sizeof(e.fn) - 1);
+    const uint64_t t = shoal_clock_ns();
     const uint64_t idx = __atomic_fetch_add(&r->head, 1, __ATOMIC_RELAXED);
-    shoal_flight_ev_t *slot = &r->ev[idx & (r->cap - 1)];
-    __atomic_store_n(&slot->seq, 0, __ATOMIC_RELAXED);
+    shoal_flight_ev_t *e = &r->ev[idx & (r->cap - 1)];
+    __atomic_store_n(&e->seq, 0, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    const uint64_t *from = (const uint64_t *)&e;
-    uint64_t *to = (uint64_t *)slot;
-    for (size_t i = 1; i < sizeof(e) / sizeof(uint64_t); i++)
-        __atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
-    __atomic_store_n(&slot->seq, idx + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->t_ns, t, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->addr, (uintptr_t)addr, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->value, value, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->fn_off, (int64_t)((uintptr_t)fn - (uintptr_t)anchor), __ATOMIC_RELAXED);
+    /* pe, kind, op, size and is_signed: one 8-byte word. */
+    const uint64_t packed = (uint64_t)(uint32_t)pe | (uint64_t)(kind & 0xff) << 32 |
+                            (uint64_t)(op & 0xff) << 40 | (uint64_t)(size & 0xff) << 48 |
+                            (uint64_t)(is_signed != 0) << 56;
+    __atomic_store_n((uint64_t *)&e->pe, packed, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->seq, idx + 1, __ATOMIC_RELEASE);
+}
+
+const char *shoal_flight_fn_name(const shoal_flight_ev_t *e)
+{
+    static Dl_info mine;
+    static int looked;
+    if (!looked) {
+        if (dladdr(anchor, &mine) == 0)
+            mine.dli_fbase = NULL;
+        looked = 1;
+    }
+    const char *p = (const char *)((uintptr_t)anchor + (uintptr_t)e->fn_off);
+    Dl_info at;
+    if (mine.dli_fbase == NULL || dladdr(p, &at) == 0 || at.dli_fbase != mine.dli_fbase)
+        return "?";
+    /* A name is short; one that runs on is not a name. */
+    for (int i = 0; i < 80; i++)
+        if (p[i] == '\0')
+            return strncmp(p, "pshmem_", 7) == 0 ? p + 1 : p;
+    return "?";
 }
 
 const shoal_flight_ring_t *shoal_flight_ring_of(int pe)
@@ -125,6 +142,5 @@ int shoal_flight_read(const shoal_flight_ring_t *r, uint64_t idx, shoal_flight_e
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq)
         return -1;
-    copy->fn[SHOAL_FLIGHT_FN_MAX - 1] = '\0';
     return 0;
 }

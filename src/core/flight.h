@@ -35,21 +35,24 @@ typedef enum {
     SHOAL_FLIGHT_BARRIER_LEAVE, /* the same */
 } shoal_flight_kind_t;
 
-#define SHOAL_FLIGHT_FN_MAX 48
-
 /* One event; seq is the event's index + 1 once it is whole, 0 while it is
- * being written (a reader copies it and checks seq before and after). */
+ * being written (a reader copies it and checks seq before and after). The
+ * routine's name is not copied: every name the library records is a string
+ * of libshoal's own (an API routine's __func__ or a literal of core or
+ * coll), at the same offset from any symbol of libshoal in every process
+ * that loaded it, so an event keeps that offset (shoal_flight_fn_name). */
 typedef struct {
     uint64_t seq;
     uint64_t t_ns; /* CLOCK_MONOTONIC (util/clock.h): one clock for the host */
     uint64_t addr;
     uint64_t value;
     uint64_t arg;
-    int32_t pe; /* the target PE, or -1 */
+    int64_t fn_off; /* the routine's name, from the anchor of flight.c */
+    int32_t pe;     /* the target PE, or -1 */
     uint8_t kind, op, size, is_signed;
-    char fn[SHOAL_FLIGHT_FN_MAX]; /* the routine, without its "shmem_" prefix */
+    uint64_t pad;
 } shoal_flight_ev_t;
-_Static_assert(sizeof(shoal_flight_ev_t) == 96, "a flight event is 96 bytes");
+_Static_assert(sizeof(shoal_flight_ev_t) == 64, "a flight event is one cache line");
 
 /* The ring: written by every thread of its PE (head is taken with an
  * atomic add), read by any PE of the host. */
@@ -90,6 +93,10 @@ static inline void shoal_flight_note(shoal_flight_kind_t kind, const char *fn, i
 
 /* PE `pe`'s ring as mapped here (NULL: none, or on another host). */
 const shoal_flight_ring_t *shoal_flight_ring_of(int pe);
+
+/* The routine's name of an event ("shmem_long_put_signal"), or "?" when
+ * its offset does not land on a string of libshoal here. */
+const char *shoal_flight_fn_name(const shoal_flight_ev_t *e);
 
 /* A consistent copy of event number `idx` of `ring` (0), or -1 when it has
  * been overwritten or is being written. */

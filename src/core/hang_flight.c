@@ -110,7 +110,7 @@ static void put_event(shoal_hang_out_t *o, int p, const shoal_hang_pe_t *h,
 {
     char name[128];
     addr_name(p, h, e->addr, name, sizeof(name));
-    put(o, "PE %d shmem_%s", p, e->fn);
+    put(o, "PE %d %s", p, shoal_flight_fn_name(e));
     switch ((shoal_flight_kind_t)e->kind) {
     case SHOAL_FLIGHT_PUT:
         put(o, ": put %llu bytes to PE %d at %s", (unsigned long long)e->arg, e->pe, name);
@@ -386,10 +386,10 @@ int shoal_hang_flight_verdict(shoal_hang_out_t *o, const shoal_hang_state_t *sta
             const int p = writers[0];
             const shoal_flight_ev_t *e = &w.last[p];
             const int sig = e->kind == SHOAL_FLIGHT_SIGNAL;
-            put(o, ": %s that only PE %d %s; PE %d last %s %.1f ms ago (shmem_%s, value %llu) "
+            put(o, ": %s that only PE %d %s; PE %d last %s %.1f ms ago (%s, value %llu) "
                    "and is now ",
                 sig ? "a signal" : "an update", p, sig ? "sends" : "writes", p,
-                sig ? "sent one" : "wrote it", ms_ago(now, e->t_ns), e->fn,
+                sig ? "sent one" : "wrote it", ms_ago(now, e->t_ns), shoal_flight_fn_name(e),
                 (unsigned long long)e->value);
             shoal_hang_put_state(o, p, &states[p]);
             put(o, "\n");

@@ -81,7 +81,7 @@
       "say who last wrote what a PE waits for. Sends every RMA, AMO and signal through the "    \
       "routed path (docs/debugging.md has the cost per operation).")                             \
     X(SHOAL_FLIGHT_EVENTS, uint, flight_events, "4096",                                            \
-      "Events the flight recorder keeps per PE (96 bytes each, rounded up to a power of two).")  \
+      "Events the flight recorder keeps per PE (64 bytes each, rounded up to a power of two).")  \
     X(SHOAL_HANG_ABORT, bool, hang_abort, "1",                                                     \
       "After a SHOAL_HANG_TIMEOUT report, end the job with status 124; 0 keeps it waiting "        \
       "(to attach a debugger).")                                                                   \
