@@ -42,8 +42,8 @@ static __attribute__((cold, noinline)) void flight_amo(const char *fn, shoal_amo
         shoal_flight_record(SHOAL_FLIGHT_SIGNAL, fn, pe, dest, value, 0,
                             op == SHOAL_AMO_SET ? SHMEM_SIGNAL_SET : SHMEM_SIGNAL_ADD, 8, 0);
     else
-        shoal_flight_record(SHOAL_FLIGHT_AMO, fn, pe, dest, value, 0, (unsigned)op,
-                            (unsigned)size, 0);
+        shoal_flight_record(SHOAL_FLIGHT_AMO, fn, pe, dest, value, 0, (unsigned)op, (unsigned)size,
+                            0);
 }
 
 void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,

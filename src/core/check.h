@@ -17,9 +17,9 @@
  *  - shmem_finalize is compared like a collective, so a PE that finalizes
  *    while others are in a barrier (or the other way round) is named.
  *  - Symmetric allocations get a guard zone after their end, checked at
- *    shmem_free and at shmem_finalize (for the owner's own stores); freed blocks are poisoned and kept
- *    back from reuse for a while, and a write into one is reported when it
- *    leaves quarantine or at shmem_finalize (core/alloc.c).
+ *    shmem_free and at shmem_finalize (for the owner's own stores); freed blocks are poisoned and
+ * kept back from reuse for a while, and a write into one is reported when it leaves quarantine or
+ * at shmem_finalize (core/alloc.c).
  */
 #ifndef SHOAL_CORE_CHECK_H
 #define SHOAL_CORE_CHECK_H
@@ -76,8 +76,7 @@ int shoal_check_heap_drain(const char *fn);
  * the address) on PE `pe`, checked against the allocation it lands in:
  * ends the job, naming this PE as the writer or reader, when it runs past
  * the allocation's end or lands in a freed one. Any thread may call it. */
-void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric,
-                             size_t len);
+void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric, size_t len);
 /* Checks every allocation's guard zone and every quarantined block. */
 void shoal_check_heap_finalize(const char *fn);
 

@@ -179,12 +179,12 @@ static const check_block_t *block_at(const check_block_t *list, const char *p)
     return NULL;
 }
 
-void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric,
-                             size_t len)
+void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric, size_t len)
 {
     const uintptr_t base = shoal.route.row[SHOAL_ROUTE_HEAP].base;
     const uintptr_t a = (uintptr_t)symmetric;
-    if (len == 0 || a < (uintptr_t)shoal.heap.base || a - base >= shoal.route.row[SHOAL_ROUTE_HEAP].size)
+    if (len == 0 || a < (uintptr_t)shoal.heap.base ||
+        a - base >= shoal.route.row[SHOAL_ROUTE_HEAP].size)
         return; /* not in the user heap (globals, Shoal's internal area, GPU memory) */
     const char *p = (const char *)symmetric;
     pthread_rwlock_rdlock(&lists_lock);
@@ -205,8 +205,8 @@ void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *sym
                     "symmetric allocation of %zu bytes at heap offset %zu (allocation #%llu, by "
                     "%s), which %s freed: a use after free",
                     fn, SHOAL_MY_PE, verb, len, len == 1 ? "" : "s", is_put ? "to" : "from", pe,
-                    heap_offset(p), found.size, heap_offset(found.ptr), (unsigned long long)found.id, found.fn,
-                    found.free_fn);
+                    heap_offset(p), found.size, heap_offset(found.ptr),
+                    (unsigned long long)found.id, found.fn, found.free_fn);
     if (at + len > found.size)
         shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu byte%s %s PE %d at heap offset %zu, %zu bytes "
                     "past the end of the symmetric allocation of %zu bytes at heap offset %zu "

@@ -121,7 +121,8 @@ const shoal_flight_ring_t *shoal_flight_ring_of(int pe)
     uint64_t off = __atomic_load_n(&h->flight_off, __ATOMIC_ACQUIRE);
     if (off == 0 || off + sizeof(shoal_flight_ring_t) > shoal.internal_size)
         return NULL;
-    const shoal_flight_ring_t *r = (const shoal_flight_ring_t *)((const char *)h - offsetof(shoal_internal_t, hang) + off);
+    const shoal_flight_ring_t *r =
+        (const shoal_flight_ring_t *)((const char *)h - offsetof(shoal_internal_t, hang) + off);
     uint32_t cap = __atomic_load_n(&r->cap, __ATOMIC_RELAXED);
     if (cap == 0 || (cap & (cap - 1)) != 0 || r->ev_size != sizeof(shoal_flight_ev_t) ||
         off + sizeof(*r) + (uint64_t)cap * sizeof(shoal_flight_ev_t) > shoal.internal_size)

@@ -25,13 +25,15 @@
 
 typedef enum {
     SHOAL_FLIGHT_NONE = 0,
-    SHOAL_FLIGHT_PUT,           /* addr: dest (the issuer's name for it); arg: bytes */
-    SHOAL_FLIGHT_GET,           /* addr: source; arg: bytes */
-    SHOAL_FLIGHT_AMO,           /* addr: dest; value: the operand; op: shoal_amo_op_t */
-    SHOAL_FLIGHT_SIGNAL,        /* addr: sig_addr; value: the signal; arg: data bytes; op: SHMEM_SIGNAL_* */
+    SHOAL_FLIGHT_PUT,    /* addr: dest (the issuer's name for it); arg: bytes */
+    SHOAL_FLIGHT_GET,    /* addr: source; arg: bytes */
+    SHOAL_FLIGHT_AMO,    /* addr: dest; value: the operand; op: shoal_amo_op_t */
+    SHOAL_FLIGHT_SIGNAL, /* addr: sig_addr; value: the signal; arg: data bytes; op: SHMEM_SIGNAL_*
+                          */
     SHOAL_FLIGHT_WAIT_ENTER,    /* addr: ivar(s); value: seen; arg: compared with; op: cmp */
     SHOAL_FLIGHT_WAIT_LEAVE,    /* addr: ivar(s); value: seen */
-    SHOAL_FLIGHT_BARRIER_ENTER, /* addr: psync; value: this PE's barrier count; arg: PEs in the set */
+    SHOAL_FLIGHT_BARRIER_ENTER, /* addr: psync; value: this PE's barrier count; arg: PEs in the set
+                                 */
     SHOAL_FLIGHT_BARRIER_LEAVE, /* the same */
 } shoal_flight_kind_t;
 

@@ -202,8 +202,8 @@ typedef struct {
     place_t t;
     uint64_t tlen;
     const shoal_hang_pe_t *th;
-    newest_t writes;  /* the newest writes to it, any PE */
-    int *count;       /* [npes]: writes per PE */
+    newest_t writes;         /* the newest writes to it, any PE */
+    int *count;              /* [npes]: writes per PE */
     shoal_flight_ev_t *last; /* [npes]: each PE's newest write to it */
     const shoal_hang_state_t *states;
 } watch_t;
@@ -236,7 +236,8 @@ static int watch_init(watch_t *w, int target, const shoal_hang_state_t *states,
         return -1;
     if (place(w->th, r->addr, &w->t) != 0)
         return -1;
-    w->tlen = (uint64_t)(r->dt_size ? r->dt_size : 8) * (r->kind == SHOAL_HANG_WAIT_SET && r->nelems ? r->nelems : 1);
+    w->tlen = (uint64_t)(r->dt_size ? r->dt_size : 8) *
+              (r->kind == SHOAL_HANG_WAIT_SET && r->nelems ? r->nelems : 1);
     w->count = calloc((size_t)SHOAL_NPES, sizeof(*w->count));
     w->last = calloc((size_t)SHOAL_NPES, sizeof(*w->last));
     if (w->count == NULL || w->last == NULL) {
@@ -333,7 +334,8 @@ static void put_awaited(shoal_hang_out_t *o, int pe, const shoal_hang_state_t *s
     char name[128];
     addr_name(pe, s->h, r->addr, name, sizeof(name));
     if (r->kind == SHOAL_HANG_WAIT_SET)
-        put(o, "%llu elements of %s %s ", (unsigned long long)r->nelems, name, shoal_cmp_op(r->cmp));
+        put(o, "%llu elements of %s %s ", (unsigned long long)r->nelems, name,
+            shoal_cmp_op(r->cmp));
     else
         put(o, "%s %s ", name, shoal_cmp_op(r->cmp));
     if (r->values)
@@ -386,8 +388,9 @@ int shoal_hang_flight_verdict(shoal_hang_out_t *o, const shoal_hang_state_t *sta
             const int p = writers[0];
             const shoal_flight_ev_t *e = &w.last[p];
             const int sig = e->kind == SHOAL_FLIGHT_SIGNAL;
-            put(o, ": %s that only PE %d %s; PE %d last %s %.1f ms ago (%s, value %llu) "
-                   "and is now ",
+            put(o,
+                ": %s that only PE %d %s; PE %d last %s %.1f ms ago (%s, value %llu) "
+                "and is now ",
                 sig ? "a signal" : "an update", p, sig ? "sends" : "writes", p,
                 sig ? "sent one" : "wrote it", ms_ago(now, e->t_ns), shoal_flight_fn_name(e),
                 (unsigned long long)e->value);

@@ -29,7 +29,8 @@ typedef struct {
     const shoal_hang_pe_t *h;
 } shoal_hang_state_t;
 
-void shoal_hang_put(shoal_hang_out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shoal_hang_put(shoal_hang_out_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Starts a line with the PE's prefix, "shoal[PE n] hang: ". */
 void shoal_hang_line(shoal_hang_out_t *o);
 /* "in shmem_...(...)", "not blocked in Shoal", "has exited", ... */

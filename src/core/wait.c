@@ -212,9 +212,8 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
             if (b.recorded)
                 shoal_hang_leave();
             if (entered)
-                shoal_flight_note(SHOAL_FLIGHT_WAIT_LEAVE, fn, -1, ivars,
-                                  load_widened(ivars, dt), value, (unsigned)cmp, dt.size,
-                                  dt.is_signed);
+                shoal_flight_note(SHOAL_FLIGHT_WAIT_LEAVE, fn, -1, ivars, load_widened(ivars, dt),
+                                  value, (unsigned)cmp, dt.size, dt.is_signed);
             return r;
         }
         if (!entered && shoal_flight_on) {
