@@ -27,18 +27,9 @@ static void amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t siz
 }
 
 /* The flight recorder's note of an AMO (core/flight.h). A barrier's own
- * adds are not noted: the barrier's entry and exit say more. shmem_signal_set
- * and _add are noted as signals, with SHMEM_SIGNAL_SET or _ADD. */
-/* shmem_signal_set/_add and their shmem_ctx_ forms. */
-static int is_signal(const char *fn)
-{
-    if (strncmp(fn, "shmem_", 6) == 0)
-        fn += 6;
-    if (strncmp(fn, "ctx_", 4) == 0)
-        fn += 4;
-    return strncmp(fn, "signal_", 7) == 0;
-}
-
+ * adds are not noted: the barrier's entry and exit say more.
+ * shmem_signal_set and _add come here as AMOs too; the report tells them by
+ * their names (core/hang_flight.c), so that recording reads no string. */
 static __attribute__((cold, noinline)) void flight_amo(const char *fn, shoal_amo_op_t op,
                                                        const void *dest, size_t size,
                                                        const void *operand, int pe)
@@ -48,12 +39,7 @@ static __attribute__((cold, noinline)) void flight_amo(const char *fn, shoal_amo
     uint64_t value = 0;
     if (operand != NULL)
         memcpy(&value, operand, size <= sizeof(value) ? size : sizeof(value));
-    if ((op == SHOAL_AMO_SET || op == SHOAL_AMO_ADD) && is_signal(fn))
-        shoal_flight_record(SHOAL_FLIGHT_SIGNAL, fn, pe, dest, value, 0,
-                            op == SHOAL_AMO_SET ? SHMEM_SIGNAL_SET : SHMEM_SIGNAL_ADD, 8, 0);
-    else
-        shoal_flight_record(SHOAL_FLIGHT_AMO, fn, pe, dest, value, 0, (unsigned)op, (unsigned)size,
-                            0);
+    shoal_flight_record(SHOAL_FLIGHT_AMO, fn, pe, dest, value, 0, (unsigned)op, (unsigned)size, 0);
 }
 
 void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size,

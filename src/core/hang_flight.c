@@ -20,6 +20,7 @@
 
 #include <shmem.h>
 
+#include "core/amo.h"
 #include "core/flight.h"
 #include "core/hang_report.h"
 #include "core/hang_where.h"
@@ -180,6 +181,24 @@ static void keep_newest(newest_t *k, int p, const shoal_flight_ev_t *e)
         k->n++;
 }
 
+/* shmem_signal_set and _add (and their shmem_ctx_ forms) are recorded as
+ * AMOs, so that recording reads no string; here they become signals. */
+static void normalize(shoal_flight_ev_t *e)
+{
+    if (e->kind != SHOAL_FLIGHT_AMO || (e->op != SHOAL_AMO_SET && e->op != SHOAL_AMO_ADD))
+        return;
+    const char *fn = shoal_flight_fn_name(e);
+    if (strncmp(fn, "shmem_", 6) == 0)
+        fn += 6;
+    if (strncmp(fn, "ctx_", 4) == 0)
+        fn += 4;
+    if (strncmp(fn, "signal_", 7) != 0)
+        return;
+    e->kind = SHOAL_FLIGHT_SIGNAL;
+    e->op = e->op == SHOAL_AMO_SET ? SHMEM_SIGNAL_SET : SHMEM_SIGNAL_ADD;
+    e->arg = 0; /* no data */
+}
+
 /* Calls fn(arg, e) for each readable event of PE p's ring, oldest first. */
 typedef void (*visit_fn)(void *arg, int p, const shoal_flight_ev_t *e);
 
@@ -192,8 +211,10 @@ static void visit(int p, visit_fn fn, void *arg)
     const uint64_t first = head > r->cap ? head - r->cap : 0;
     shoal_flight_ev_t e;
     for (uint64_t i = first; i < head; i++)
-        if (shoal_flight_read(r, i, &e) == 0)
+        if (shoal_flight_read(r, i, &e) == 0) {
+            normalize(&e);
             fn(arg, p, &e);
+        }
 }
 
 /* What a wait of PE `target` watches, and who wrote it. */

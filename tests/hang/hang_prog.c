@@ -15,8 +15,9 @@
  *                    prints "PE n ok" at the end
  *   frozen           barriers in a loop; each PE prints "PE n pid P" first
  *                    (the test stops the last PE with SIGSTOP)
- *   signal-skipped   a ring of put-with-signal, three rounds: in round r each
- *                    PE sends r to its right neighbour's hang_sig and waits
+ *   signal-skipped   a ring of signals, three rounds: in round r each PE
+ *                    sends r (shmem_signal_set in round 1, then
+ *                    shmem_long_put_signal) to its right neighbour's hang_sig and waits
  *                    for its own to reach r; in round 3 PE 5 (the last PE
  *                    when there are fewer) does not send, so its neighbour
  *                    waits forever while the others are in shmem_barrier_all
@@ -118,7 +119,9 @@ int main(int argc, char **argv)
     } else if (strcmp(c, "signal-skipped") == 0) {
         const int skip = npes > 5 ? 5 : npes - 1, right = (me + 1) % npes;
         for (long r = 1; r <= 3; r++) {
-            if (!(r == 3 && me == skip))
+            if (r == 1) /* a signal alone, then with data */
+                shmem_signal_set(&hang_sig, 1, right);
+            else if (!(r == 3 && me == skip))
                 shmem_long_put_signal(&hang_data, &r, 1, &hang_sig, (uint64_t)r, SHMEM_SIGNAL_SET,
                                       right);
             shmem_signal_wait_until(&hang_sig, SHMEM_CMP_GE, (uint64_t)r);

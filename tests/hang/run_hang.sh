@@ -153,7 +153,7 @@ signal-skipped)
     expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:     flight record: the last writes to it:"
     # (in the writes, and in the sender's last events when its own waits left no events after it)
     expect_some "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_long_put_signal: signal to PE $WAITER at hang_sig, SHMEM_SIGNAL_SET 2 after 8 bytes of data, [0-9.]+ ms ago"
-    expect_some "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_long_put_signal: signal to PE $WAITER at hang_sig, SHMEM_SIGNAL_SET 1 after 8 bytes of data, [0-9.]+ ms ago"
+    expect_some "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_signal_set: signal to PE $WAITER at hang_sig, SHMEM_SIGNAL_SET 1, [0-9.]+ ms ago"
     expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:     flight record: the last events of PE $SKIP \(which writes it\):"
     expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_barrier_all: entered barrier #[0-9]+ of this PE \($NP PEs\), [0-9.]+ ms ago"
     ;;
