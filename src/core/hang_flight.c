@@ -372,6 +372,54 @@ static void put_awaited(shoal_hang_out_t *o, int pe, const shoal_hang_state_t *s
     }
 }
 
+/* Each PE's newest signal to each PE of another host. */
+typedef struct {
+    shoal_flight_ev_t *last; /* [npes] */
+    const shoal_hang_state_t *states;
+} remote_t;
+
+static void visit_remote(void *arg, int p, const shoal_flight_ev_t *e)
+{
+    remote_t *r = arg;
+    (void)p;
+    if (e->kind != SHOAL_FLIGHT_SIGNAL || e->pe < 0 || e->pe >= SHOAL_NPES ||
+        r->states[e->pe].mapped)
+        return;
+    if (e->t_ns >= r->last[e->pe].t_ns)
+        r->last[e->pe] = *e;
+}
+
+/* The waiting PE's host cannot read the rings of other hosts, so each host
+ * says what its PEs last signalled to PEs elsewhere: with the other host's
+ * report ("PE 6 waits for hang_sig >= 3 and sees 2; no PE of this host wrote
+ * it"), the sender shows. */
+static int put_remote_signals(shoal_hang_out_t *o, const shoal_hang_state_t *states, uint64_t now)
+{
+    int lines = 0;
+    remote_t r = {calloc((size_t)SHOAL_NPES, sizeof(shoal_flight_ev_t)), states};
+    if (r.last == NULL)
+        return 0;
+    for (int p = 0; p < SHOAL_NPES && lines < 8; p++) {
+        if (!states[p].mapped)
+            continue;
+        memset(r.last, 0, (size_t)SHOAL_NPES * sizeof(shoal_flight_ev_t));
+        visit(p, visit_remote, &r);
+        for (int q = 0; q < SHOAL_NPES && lines < 8; q++) {
+            if (r.last[q].kind != SHOAL_FLIGHT_SIGNAL)
+                continue;
+            line(o);
+            put(o, "    flight record: the last signal to PE %d (another host): ", q);
+            put_event(o, p, states[p].h, &r.last[q], now);
+            put(o, "; PE %d is now ", p);
+            shoal_hang_put_state(o, p, &states[p]);
+            put(o, "\n");
+            lines++;
+        }
+    }
+    free(r.last);
+    return lines;
+}
+
 int shoal_hang_flight_verdict(shoal_hang_out_t *o, const shoal_hang_state_t *states)
 {
     if (!any_ring(states))
@@ -434,5 +482,7 @@ int shoal_hang_flight_verdict(shoal_hang_out_t *o, const shoal_hang_state_t *sta
         said++;
         watch_free(&w);
     }
+    if (others_unmapped(states))
+        said += put_remote_signals(o, states, now);
     return said;
 }
