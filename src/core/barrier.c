@@ -12,6 +12,7 @@
 #include "core/amo.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
+#include "core/flight.h"
 #include "core/hang.h"
 #include "core/team.h"
 
@@ -52,12 +53,21 @@ void shoal_wait_count(const char *fn, const shoal_peset_t *set, uint64_t *psync,
 void shoal_barrier(const char *fn, const shoal_peset_t *set, uint64_t *psync)
 {
     const int n = set->size, me = set->my_index;
+    /* This PE's count of barriers, for the flight recorder only. */
+    static uint64_t barriers;
+    uint64_t seq = 0;
+    if (SHOAL_UNLIKELY(shoal_flight_on)) {
+        seq = __atomic_add_fetch(&barriers, 1, __ATOMIC_RELAXED);
+        shoal_flight_record(SHOAL_FLIGHT_BARRIER_ENTER, fn, -1, psync, seq, (uint64_t)n, 0, 0, 0);
+    }
     for (int round = 0, dist = 1; dist < n; round++, dist <<= 1) {
         const uint64_t one = 1;
         int to = shoal_peset_world(set, (me + dist) % n);
         shoal_amo(fn, SHOAL_AMO_SYNC_ADD, &psync[round], sizeof(uint64_t), &one, NULL, NULL, to);
         count_wait(SHOAL_HANG_BARRIER, fn, set, psync, round, 1, -1);
     }
+    if (seq != 0)
+        shoal_flight_record(SHOAL_FLIGHT_BARRIER_LEAVE, fn, -1, psync, seq, (uint64_t)n, 0, 0, 0);
 }
 
 void shoal_sync_world(const char *fn)

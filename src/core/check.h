@@ -11,10 +11,15 @@
  *    or added a collective), a different argument a mismatch; either ends
  *    the job with both PEs' calls. The deprecated active-set forms (a
  *    user's pSync, no team) are not checked.
+ *  - Puts and gets are checked at the call against the allocation they
+ *    land in (the routed path, core/rma_route.c): one past an allocation's
+ *    end, or into a freed one, ends the job naming the PE that made it.
+ *  - shmem_finalize is compared like a collective, so a PE that finalizes
+ *    while others are in a barrier (or the other way round) is named.
  *  - Symmetric allocations get a guard zone after their end, checked at
- *    shmem_free and at shmem_finalize; freed blocks are poisoned and kept
- *    back from reuse for a while, and a write into one is reported when it
- *    leaves quarantine or at shmem_finalize (core/alloc.c).
+ *    shmem_free and at shmem_finalize (for the owner's own stores); freed blocks are poisoned and
+ * kept back from reuse for a while, and a write into one is reported when it leaves quarantine or
+ * at shmem_finalize (core/alloc.c).
  */
 #ifndef SHOAL_CORE_CHECK_H
 #define SHOAL_CORE_CHECK_H
@@ -67,6 +72,11 @@ int shoal_check_heap_freed(const char *fn, void *ptr);
 /* Returns every quarantined block to the allocator (after checking it);
  * whether there was any. */
 int shoal_check_heap_drain(const char *fn);
+/* A put (is_put) or get of `len` bytes at `symmetric` (this PE's name for
+ * the address) on PE `pe`, checked against the allocation it lands in:
+ * ends the job, naming this PE as the writer or reader, when it runs past
+ * the allocation's end or lands in a freed one. Any thread may call it. */
+void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric, size_t len);
 /* Checks every allocation's guard zone and every quarantined block. */
 void shoal_check_heap_finalize(const char *fn);
 

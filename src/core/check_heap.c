@@ -8,8 +8,18 @@
  * Every PE makes the same calls in the same order, so the quarantine keeps
  * the heap's offsets the same on every PE.
  *
- * Called with shoal.lock held (core/alloc.c, shoal_finalize).
+ * Called with shoal.lock held (core/alloc.c, shoal_finalize), except
+ * shoal_check_heap_access, which any thread's put or get calls: the block
+ * lists are also guarded by a read-write lock of their own, so that a put
+ * of one thread reads them while another allocates.
+ *
+ * A put or get is checked at the call against the allocation it lands in.
+ * Allocation is collective and every PE makes the same calls in the same
+ * order (check mode compares them), so this PE's own table is the target
+ * PE's too: the symmetric address, placed in this PE's heap, falls in the
+ * block that holds it on every PE.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +46,7 @@ static check_block_t *live;                         /* allocated blocks */
 static check_block_t *quarantine, *quarantine_tail; /* freed, oldest first */
 static size_t quarantine_blocks, quarantine_bytes;
 static uint64_t allocations;
+static pthread_rwlock_t lists_lock = PTHREAD_RWLOCK_INITIALIZER;
 
 static size_t heap_offset(const void *p)
 {
@@ -90,8 +101,10 @@ void shoal_check_heap_allocated(const char *fn, void *ptr, size_t size, size_t s
         shoal_fatal("%s (SHOAL_CHECK): out of memory for the allocation's record", fn);
     *b = (check_block_t){.ptr = ptr, .size = size, .span = span, .id = ++allocations, .fn = fn};
     memset(b->ptr + size, GUARD_BYTE, span - size);
+    pthread_rwlock_wrlock(&lists_lock);
     b->next = live;
     live = b;
+    pthread_rwlock_unlock(&lists_lock);
 }
 
 size_t shoal_check_heap_size(const void *ptr)
@@ -105,12 +118,14 @@ size_t shoal_check_heap_size(const void *ptr)
 /* Takes the oldest block out of quarantine, checks it, returns it to the heap. */
 static void release_oldest(const char *fn)
 {
+    pthread_rwlock_wrlock(&lists_lock);
     check_block_t *b = quarantine;
     quarantine = b->next;
     if (quarantine == NULL)
         quarantine_tail = NULL;
     quarantine_blocks--;
     quarantine_bytes -= b->span;
+    pthread_rwlock_unlock(&lists_lock);
     check_poison(fn, b);
     shoal_heap_free(&shoal.heap, b->ptr);
     free(b);
@@ -126,17 +141,22 @@ int shoal_check_heap_drain(const char *fn)
 
 int shoal_check_heap_freed(const char *fn, void *ptr)
 {
+    pthread_rwlock_wrlock(&lists_lock);
     check_block_t **at = &live;
     while (*at != NULL && (*at)->ptr != ptr)
         at = &(*at)->next;
     check_block_t *b = *at;
-    if (b == NULL)
+    if (b == NULL) {
+        pthread_rwlock_unlock(&lists_lock);
         return 0;
+    }
     *at = b->next;
+    pthread_rwlock_unlock(&lists_lock);
     check_guard(fn, b);
     memset(b->ptr, POISON_BYTE, b->span);
     b->free_fn = fn;
     b->next = NULL;
+    pthread_rwlock_wrlock(&lists_lock);
     if (quarantine_tail != NULL)
         quarantine_tail->next = b;
     else
@@ -144,13 +164,62 @@ int shoal_check_heap_freed(const char *fn, void *ptr)
     quarantine_tail = b;
     quarantine_blocks++;
     quarantine_bytes += b->span;
+    pthread_rwlock_unlock(&lists_lock);
     while (quarantine_blocks > QUARANTINE_MAX_BLOCKS || quarantine_bytes > shoal.heap.size / 8)
         release_oldest(fn);
     return 1;
 }
 
+/* The block of `list` whose span holds p, or NULL. */
+static const check_block_t *block_at(const check_block_t *list, const char *p)
+{
+    for (const check_block_t *b = list; b != NULL; b = b->next)
+        if (p >= b->ptr && p < b->ptr + b->span)
+            return b;
+    return NULL;
+}
+
+void shoal_check_heap_access(const char *fn, int is_put, int pe, const void *symmetric, size_t len)
+{
+    const uintptr_t base = shoal.route.row[SHOAL_ROUTE_HEAP].base;
+    const uintptr_t a = (uintptr_t)symmetric;
+    if (len == 0 || a < (uintptr_t)shoal.heap.base ||
+        a - base >= shoal.route.row[SHOAL_ROUTE_HEAP].size)
+        return; /* not in the user heap (globals, Shoal's internal area, GPU memory) */
+    const char *p = (const char *)symmetric;
+    pthread_rwlock_rdlock(&lists_lock);
+    const check_block_t *b = block_at(live, p);
+    check_block_t found = {0};
+    int freed = 0;
+    if (b == NULL && (b = block_at(quarantine, p)) != NULL)
+        freed = 1;
+    if (b != NULL)
+        found = *b;
+    pthread_rwlock_unlock(&lists_lock);
+    if (b == NULL)
+        return;
+    const char *verb = is_put ? "writes" : "reads";
+    const size_t at = (size_t)(p - found.ptr);
+    if (freed)
+        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu byte%s %s PE %d at heap offset %zu, in the "
+                    "symmetric allocation of %zu bytes at heap offset %zu (allocation #%llu, by "
+                    "%s), which %s freed: a use after free",
+                    fn, SHOAL_MY_PE, verb, len, len == 1 ? "" : "s", is_put ? "to" : "from", pe,
+                    heap_offset(p), found.size, heap_offset(found.ptr),
+                    (unsigned long long)found.id, found.fn, found.free_fn);
+    if (at + len > found.size)
+        shoal_fatal("%s (SHOAL_CHECK): PE %d %s %zu byte%s %s PE %d at heap offset %zu, %zu bytes "
+                    "past the end of the symmetric allocation of %zu bytes at heap offset %zu "
+                    "(allocation #%llu, by %s); from there at most %zu bytes are the "
+                    "allocation's",
+                    fn, SHOAL_MY_PE, verb, len, len == 1 ? "" : "s", is_put ? "to" : "from", pe,
+                    heap_offset(p), at + len - found.size, found.size, heap_offset(found.ptr),
+                    (unsigned long long)found.id, found.fn, at < found.size ? found.size - at : 0);
+}
+
 void shoal_check_heap_finalize(const char *fn)
 {
+    pthread_rwlock_wrlock(&lists_lock);
     while (live != NULL) {
         check_block_t *b = live;
         live = b->next;
@@ -166,4 +235,5 @@ void shoal_check_heap_finalize(const char *fn)
     quarantine_tail = NULL;
     quarantine_blocks = quarantine_bytes = 0;
     allocations = 0;
+    pthread_rwlock_unlock(&lists_lock);
 }

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bootstrap/launcher_report.h"
+#include "core/flight.h"
 #include "core/hang.h"
 #include "core/state.h"
 #include "util/clock.h"
@@ -502,6 +503,9 @@ void shoal_hang_start(void)
         h->row_base[r] = shoal.route.row[r].base;
         h->row_size[r] = shoal.route.row[r].size;
     }
+    /* The ring follows the team slots (shmem_init sized the area for it). */
+    __atomic_store_n(&h->flight_off, shoal_flight_start(shoal_internal_size(shoal_env.teams_max)),
+                     __ATOMIC_RELEASE);
     if (wake_pipe[0] < 0 && pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
         SHOAL_WARN("hang diagnosis is off: pipe2 failed: %m");
         return;
@@ -530,6 +534,7 @@ void shoal_hang_start(void)
 
 void shoal_hang_stop(void)
 {
+    shoal_flight_stop();
     if (!watchdog_running)
         return;
     ssize_t ignored = write(wake_pipe[1], "Q", 1);

@@ -75,6 +75,8 @@ typedef struct {
     uint64_t lock_held;   /* the lock this PE took last and holds, or 0 */
     uint64_t lock_ticket;
     uint64_t ended_ns; /* CLOCK_MONOTONIC when this PE (a host's lowest) ended the job for a hang */
+    /* Where its flight recorder's ring is in its internal area; 0: none (core/flight.h). */
+    uint64_t flight_off;
     shoal_hang_rec_t thread[SHOAL_HANG_THREADS];
 } shoal_hang_pe_t;
 

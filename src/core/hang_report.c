@@ -24,6 +24,7 @@
 
 #include "bootstrap/launcher_report.h"
 #include "core/hang.h"
+#include "core/hang_report.h"
 #include "core/hang_where.h"
 #include "core/state.h"
 #include "core/team.h"
@@ -32,25 +33,35 @@
 #include "util/cmp_names.h"
 #include "util/env.h"
 
-#define REPORT_MAX (64 * 1024)
 #define LIST_MAX 16 /* PEs named in one list before "..." */
 
-typedef struct {
-    char buf[REPORT_MAX];
-    size_t len;
-} out_t;
+typedef shoal_hang_out_t out_t;
+typedef shoal_hang_state_t pe_state_t;
+
+static void vput(out_t *o, const char *fmt, va_list ap)
+{
+    if (o->len >= sizeof(o->buf) - 1)
+        return;
+    int n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+    if (n > 0)
+        o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n : sizeof(o->buf) - 1 - o->len;
+}
 
 static void put(out_t *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void put(out_t *o, const char *fmt, ...)
 {
-    if (o->len >= sizeof(o->buf) - 1)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(o->buf + o->len, sizeof(o->buf) - o->len, fmt, ap);
+    vput(o, fmt, ap);
     va_end(ap);
-    if (n > 0)
-        o->len += (size_t)n < sizeof(o->buf) - o->len ? (size_t)n : sizeof(o->buf) - 1 - o->len;
+}
+
+void shoal_hang_put(out_t *o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vput(o, fmt, ap);
+    va_end(ap);
 }
 
 /* Starts a line with the PE's prefix. */
@@ -59,10 +70,20 @@ static void line(out_t *o)
     put(o, "shoal[PE %d] hang: ", SHOAL_MY_PE);
 }
 
+void shoal_hang_line(out_t *o)
+{
+    line(o);
+}
+
 /* "pshmem_x" and "shmem_x" are one call to the reader. */
 static const char *call_name(const char *fn)
 {
     return strncmp(fn, "pshmem_", 7) == 0 ? fn + 1 : fn;
+}
+
+const char *shoal_hang_call_name(const char *fn)
+{
+    return call_name(fn);
 }
 
 static void put_value(out_t *o, uint64_t v, int is_signed)
@@ -215,16 +236,6 @@ static void put_sync_detail(out_t *o, int pe, const shoal_hang_pe_t *h, const sh
 
 /* ---- the state of another PE ---- */
 
-typedef struct {
-    int mapped; /* its records are readable here */
-    int exited;
-    int stopped; /* SIGSTOP, a debugger, ^Z: it cannot run until continued */
-    int finalized;
-    int nblocked;
-    shoal_hang_rec_t rec[SHOAL_HANG_THREADS]; /* blocked ones first */
-    const shoal_hang_pe_t *h;
-} pe_state_t;
-
 /* Whether a process of this host is stopped (state T or t in
  * /proc/PID/stat, after the name's closing parenthesis). */
 static int is_stopped(pid_t pid)
@@ -302,6 +313,11 @@ static void put_state(out_t *o, int pe, const pe_state_t *s)
     }
 }
 
+void shoal_hang_put_state(out_t *o, int pe, const pe_state_t *s)
+{
+    put_state(o, pe, s);
+}
+
 static void put_pe_list(out_t *o, const int *pes, int n)
 {
     for (int i = 0; i < n && i < LIST_MAX; i++)
@@ -377,6 +393,9 @@ static void put_verdict(out_t *o, pe_state_t *states)
     }
     if (said)
         return;
+    /* Who writes what the waiting PEs wait for, from the flight records:
+     * the cause, which the lines below show the effects of. */
+    shoal_hang_flight_verdict(o, states);
     /* Barriers and collectives: one group per synchronization area. */
     for (int p = 0; p < SHOAL_NPES && said < 4; p++) {
         const pe_state_t *s = &states[p];
@@ -600,6 +619,7 @@ void shoal_hang_report(shoal_hang_reason_t reason, int verdict)
             if (r->dt_size)
                 put(&o, "; %u-byte %s", r->dt_size, r->dt_signed ? "signed" : "unsigned");
             put(&o, "\n");
+            shoal_hang_flight_wait(&o, me, states, r);
         } else if (is_sync(r)) {
             if (r->kind == SHOAL_HANG_FINALIZE)
                 put_missing(&o, me, s, r, states);

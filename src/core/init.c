@@ -26,6 +26,7 @@
 #include "core/dist_lock.h"
 #include "core/error.h"
 #include "core/fault.h"
+#include "core/flight.h"
 #include "core/hang.h"
 #include "core/host_layout.h"
 #include "core/init.h"
@@ -106,7 +107,7 @@ static shoal_status_t bootstrap_once(void)
 static shoal_status_t create_segments(void)
 {
     shoal_status_t status;
-    shoal.internal_size = shoal_internal_size(shoal_env.teams_max);
+    shoal.internal_size = shoal_internal_size(shoal_env.teams_max) + shoal_flight_bytes();
     size_t heap_size = shoal.internal_size + shoal_env.symmetric_size;
     heap_size = (heap_size + 4095) & ~(size_t)4095;
     status = shoal_segment_create("shoal-heap", heap_size, SHOAL_HEAP_SEGMENT_ALIGN,
@@ -249,7 +250,7 @@ shoal_status_t shoal_init(int requested_thread_level)
      * signal_route.c record and check them there), so for them it maps
      * nothing and every inline lookup misses. */
     shoal.route_fast = shoal.route;
-    if (shoal_trace_on || shoal_check_on)
+    if (shoal_trace_on || shoal_check_on || shoal_flight_bytes() != 0)
         shoal.route_fast.npes = 0;
     shoal_hang_start();
     shoal_fault_install();
@@ -281,6 +282,11 @@ void shoal_finalize(void)
         return;
     }
     shoal_quiet("shmem_finalize");
+    /* Check mode compares finalize like a collective: a PE that finalizes
+     * while the others are in a barrier (or one with a barrier more) is
+     * named now instead of hanging. */
+    shoal_check_coll("shmem_finalize", &shoal_team_world.set, shoal_team_psync(&shoal_team_world),
+                     -1, 0, 0);
     shoal_trace_finalize(); /* collective: writes the trace and the profile */
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */

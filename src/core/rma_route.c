@@ -4,6 +4,7 @@
  * network, or the error message), with tracing around it; and strided RMA.
  */
 #include "core/check.h"
+#include "core/flight.h"
 #include "core/rma.h"
 #include "core/trace.h"
 #include "device/device_heap.h"
@@ -29,8 +30,11 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
                     "of local memory",
                     fn, is_put ? "source" : "dest", len, len);
     shoal_where_t w;
-    if (shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w) ==
-        SHOAL_ROUTE_LOCAL) {
+    const shoal_route_kind_t route =
+        shoal_route_pe(fn, is_put ? "dest" : "source", is_put ? dest : source, len, pe, &w);
+    if (SHOAL_UNLIKELY(shoal_check_on))
+        shoal_check_heap_access(fn, is_put, pe, is_put ? dest : source, len);
+    if (route == SHOAL_ROUTE_LOCAL) {
         if (SHOAL_UNLIKELY(shoal_check_on))
             shoal_check_overlap(fn, is_put, w.ptr, is_put ? dest : source, is_put ? source : dest,
                                 len, pe);
@@ -45,6 +49,20 @@ static void rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void 
     shoal_net_rma(fn, kind, pe, &w, is_put ? (void *)source : dest, len);
 }
 
+/* The flight recorder's note of a transfer (core/flight.h): the remote
+ * address as this PE names it, and what a put of up to 8 bytes carried. */
+static __attribute__((cold, noinline)) void flight_rma(const char *fn, shoal_rma_t kind,
+                                                       const void *dest, const void *source,
+                                                       size_t len, int pe)
+{
+    const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
+    uint64_t value = 0;
+    if (is_put && len <= sizeof(value) && source != NULL)
+        memcpy(&value, source, len);
+    shoal_flight_record(is_put ? SHOAL_FLIGHT_PUT : SHOAL_FLIGHT_GET, fn, pe,
+                        is_put ? dest : source, value, len, (unsigned)kind, 0, 0);
+}
+
 /* While tracing or profiling is on, every transfer comes here (the inline
  * lookup reads a table that maps nothing) and is recorded around the real
  * routing; an inner transfer of a recorded routine is not recorded again. */
@@ -57,9 +75,11 @@ void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *
         rma_routed(fn, kind, dest, source, len, pe);
         shoal_trace_leave();
         shoal_trace_record(fn, is_put ? SHOAL_TRACE_PUT : SHOAL_TRACE_GET, t0, pe, len, NULL);
-        return;
+    } else {
+        rma_routed(fn, kind, dest, source, len, pe);
     }
-    rma_routed(fn, kind, dest, source, len, pe);
+    if (SHOAL_UNLIKELY(shoal_flight_on))
+        flight_rma(fn, kind, dest, source, len, pe);
 }
 
 /* Byte range [lo, hi) touched by a strided access with stride `stride` elements. */
@@ -110,4 +130,6 @@ void shoal_strided(const char *fn, int to_remote, void *dest, const void *source
     }
     if (mapped == NULL)
         shoal_net_pe_quiet(fn, &pe, 1);
+    shoal_flight_note(to_remote ? SHOAL_FLIGHT_PUT : SHOAL_FLIGHT_GET, fn, pe,
+                      (const char *)remote + lo, 0, (uint64_t)(hi - lo), 0, 0, 0);
 }

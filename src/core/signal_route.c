@@ -3,6 +3,7 @@
  * GPU memory or the network), the data ordered before the signal, as one
  * transport call when both go over the network; with tracing around it.
  */
+#include "core/flight.h"
 #include "core/signal.h"
 #include "core/trace.h"
 #include "device/device_heap.h"
@@ -52,7 +53,8 @@ void shoal_put_signal_routed(const char *fn, void *dest, const void *source, siz
         put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
         shoal_trace_leave();
         shoal_trace_record(fn, SHOAL_TRACE_SIGNAL, t0, pe, len, sig_addr);
-        return;
+    } else {
+        put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
     }
-    put_signal_routed(fn, dest, source, len, sig_addr, signal, sig_op, pe, nbi);
+    shoal_flight_note(SHOAL_FLIGHT_SIGNAL, fn, pe, sig_addr, signal, len, (unsigned)sig_op, 8, 0);
 }

@@ -6,6 +6,7 @@
 
 #include "core/backoff.h"
 #include "core/error.h"
+#include "core/flight.h"
 #include "core/hang.h"
 #include "core/peer.h"
 #include "core/state.h"
@@ -83,12 +84,17 @@ static __attribute__((noinline)) void wait_one_slow(const char *fn, const void *
     /* What this thread waits for, should it come to yield (hang.h). */
     const shoal_hang_what_t what = {
         .kind = SHOAL_HANG_WAIT, .fn = fn, .addr = ivar, .value = value, .cmp = cmp, .dt = dt};
+    shoal_flight_note(SHOAL_FLIGHT_WAIT_ENTER, fn, -1, ivar, load_widened(ivar, dt), value,
+                      (unsigned)cmp, dt.size, dt.is_signed);
     shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
+    uint64_t seen;
     do
         shoal_backoff(&b);
-    while (!compare(cmp, dt, load_widened(ivar, dt), value));
+    while (!compare(cmp, dt, seen = load_widened(ivar, dt), value));
     if (b.recorded)
         shoal_hang_leave();
+    shoal_flight_note(SHOAL_FLIGHT_WAIT_LEAVE, fn, -1, ivar, seen, value, (unsigned)cmp, dt.size,
+                      dt.is_signed);
 }
 
 void shoal_wait_one(const char *fn, const void *ivar, shoal_dtype_t dt, int cmp, uint64_t value)
@@ -196,6 +202,7 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
     any_cursor_t *cursor = mode == SHOAL_WAIT_ANY ? any_cursor(ivars, nelems) : NULL;
     const size_t first = cursor ? cursor->next : 0;
     shoal_backoff_t b = SHOAL_BACKOFF_FOR(&what);
+    int entered = 0; /* noted in the flight recorder */
     for (;;) {
         size_t r = scan(mode, ivars, nelems, first, indices, status, dt, cmp, value, values);
         int done = mode == SHOAL_WAIT_ALL ? r == 1 : mode == SHOAL_WAIT_ANY ? r != SIZE_MAX : r > 0;
@@ -204,7 +211,16 @@ size_t shoal_wait_set(const char *fn, shoal_wait_mode_t mode, int block, const v
         if (done || !block) {
             if (b.recorded)
                 shoal_hang_leave();
+            if (entered)
+                shoal_flight_note(SHOAL_FLIGHT_WAIT_LEAVE, fn, -1, ivars, load_widened(ivars, dt),
+                                  value, (unsigned)cmp, dt.size, dt.is_signed);
             return r;
+        }
+        if (!entered && shoal_flight_on) {
+            /* The first element's value; the report reads the others. */
+            shoal_flight_record(SHOAL_FLIGHT_WAIT_ENTER, fn, -1, ivars, load_widened(ivars, dt),
+                                value, (unsigned)cmp, dt.size, dt.is_signed);
+            entered = 1;
         }
         shoal_backoff(&b);
     }

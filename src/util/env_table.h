@@ -76,6 +76,13 @@
       "Seconds a PE may stay blocked in one Shoal wait (barrier, collective, wait_until, "         \
       "lock, quiet, finalize) before every PE of its host prints where it is blocked and "         \
       "the host's lowest PE names the likely culprit (docs/debugging.md). 0: never.")              \
+    X(SHOAL_FLIGHT, bool, flight, "0",                                                             \
+      "Flight recorder: each PE keeps its last SHOAL_FLIGHT_EVENTS one-sided events (puts, "       \
+      "gets, AMOs, signals, waits, barriers) in shared memory, and hang reports use them to "      \
+      "say who last wrote what a PE waits for. Sends every RMA, AMO and signal through the "       \
+      "routed path (docs/debugging.md has the cost per operation).")                               \
+    X(SHOAL_FLIGHT_EVENTS, uint, flight_events, "4096",                                            \
+      "Events the flight recorder keeps per PE (64 bytes each, rounded up to a power of two).")    \
     X(SHOAL_HANG_ABORT, bool, hang_abort, "1",                                                     \
       "After a SHOAL_HANG_TIMEOUT report, end the job with status 124; 0 keeps it waiting "        \
       "(to attach a debugger).")                                                                   \

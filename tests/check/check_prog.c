@@ -11,10 +11,19 @@
  *   op_mismatch     the last PE calls max_reduce, the others sum_reduce
  *   desync          the last PE skips a shmem_barrier_all
  *   overrun         PE 0 puts 108 bytes into the last PE's 100-byte
- *                   allocation, which the last PE then frees
+ *                   allocation (found at the put)
+ *   overrun_get     PE 0 gets 108 bytes from the last PE's 100-byte
+ *                   allocation (found at the get)
+ *   overrun_free    the last PE writes 108 bytes into its own 100-byte
+ *                   allocation with memset, then frees it (found at
+ *                   shmem_free: the guard zone)
  *   overrun_final   the same, never freed (found at shmem_finalize)
  *   use_after_free  PE 0 puts into the last PE's allocation after it was
- *                   freed (found at shmem_finalize)
+ *                   freed (found at the put)
+ *   use_after_free_local  the last PE writes into its own allocation after
+ *                   freeing it (found at shmem_finalize: the poison)
+ *   finalize_desync the last PE calls shmem_barrier_all once more while
+ *                   the others call shmem_finalize
  *   double_free     every PE frees an allocation twice
  *   overlap         every PE puts 64 bytes of an allocation to 8 bytes
  *                   further on in its own copy (source and dest overlap)
@@ -119,15 +128,25 @@ int main(int argc, char **argv)
         if (!last)
             shmem_barrier_all();
         shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 4, 0);
-    } else if (strcmp(mode, "overrun") == 0 || strcmp(mode, "overrun_final") == 0) {
+    } else if (strcmp(mode, "overrun") == 0 || strcmp(mode, "overrun_get") == 0) {
         char *a = shmem_malloc(100), *b = shmem_malloc(100);
         char bytes[108];
         memset(bytes, 7, sizeof(bytes));
         shmem_barrier_all();
-        if (me == 0)
+        if (me == 0 && strcmp(mode, "overrun") == 0)
             shmem_putmem(a, bytes, sizeof(bytes), npes - 1);
+        if (me == 0 && strcmp(mode, "overrun_get") == 0)
+            shmem_getmem(bytes, a, sizeof(bytes), npes - 1);
         shmem_barrier_all();
-        if (strcmp(mode, "overrun") == 0)
+        shmem_free(a);
+        shmem_free(b);
+    } else if (strcmp(mode, "overrun_free") == 0 || strcmp(mode, "overrun_final") == 0) {
+        char *a = shmem_malloc(100), *b = shmem_malloc(100);
+        shmem_barrier_all();
+        if (me == npes - 1)
+            memset(a, 7, 108); /* a store of its own: only the guard zone sees it */
+        shmem_barrier_all();
+        if (strcmp(mode, "overrun_free") == 0)
             shmem_free(a);
         shmem_free(b);
     } else if (strcmp(mode, "use_after_free") == 0) {
@@ -136,6 +155,20 @@ int main(int argc, char **argv)
         if (me == 0)
             shmem_char_p(a + 10, 1, npes - 1);
         shmem_barrier_all();
+    } else if (strcmp(mode, "use_after_free_local") == 0) {
+        char *a = shmem_malloc(100);
+        shmem_free(a);
+        if (me == npes - 1)
+            ((volatile char *)a)[10] = 1;
+        shmem_barrier_all();
+    } else if (strcmp(mode, "finalize_desync") == 0) {
+        shmem_barrier_all();
+        if (me == npes - 1)
+            shmem_barrier_all();
+        else {
+            shmem_finalize(); /* before the set-up's frees, which are collectives too */
+            return 0;
+        }
     } else if (strcmp(mode, "overlap") == 0) {
         char *a = shmem_malloc(128);
         shmem_putmem(a + 8, a, 64, me);

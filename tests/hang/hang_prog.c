@@ -15,11 +15,19 @@
  *                    prints "PE n ok" at the end
  *   frozen           barriers in a loop; each PE prints "PE n pid P" first
  *                    (the test stops the last PE with SIGSTOP)
+ *   signal-skipped   a ring of signals, three rounds: in round r each PE
+ *                    sends r (shmem_signal_set in round 1, then
+ *                    shmem_long_put_signal) to its right neighbour's hang_sig and waits
+ *                    for its own to reach r; in round 3 PE 5 (the last PE
+ *                    when there are fewer) does not send, so its neighbour
+ *                    waits forever while the others are in shmem_barrier_all
+ *                    (run with SHOAL_FLIGHT=1: the verdict names PE 5)
  *   sleep            no hang: each PE prints "PE n sleeping" and sleeps 2 s
  *                    with sleep(3), which a signal taken on this thread
  *                    would cut short, again until the stop file (argv[3])
  *                    exists; prints "PE n slept the full 2 s, N times"
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +39,8 @@
 long hang_flag;     /* nobody sets it */
 long hang_lock;     /* lock-held */
 long ring_slot[64]; /* busy: what the left neighbour put */
+uint64_t hang_sig;  /* signal-skipped: what the left neighbour signalled */
+long hang_data;     /* signal-skipped: what came with it */
 
 static double now_s(void)
 {
@@ -106,6 +116,17 @@ int main(int argc, char **argv)
         printf("PE %d %s after %ld rounds\n", me, bad ? "FAILED" : "ok", round);
         shmem_finalize();
         return bad ? 1 : 0;
+    } else if (strcmp(c, "signal-skipped") == 0) {
+        const int skip = npes > 5 ? 5 : npes - 1, right = (me + 1) % npes;
+        for (long r = 1; r <= 3; r++) {
+            if (r == 1) /* a signal alone, then with data */
+                shmem_signal_set(&hang_sig, 1, right);
+            else if (!(r == 3 && me == skip))
+                shmem_long_put_signal(&hang_data, &r, 1, &hang_sig, (uint64_t)r, SHMEM_SIGNAL_SET,
+                                      right);
+            shmem_signal_wait_until(&hang_sig, SHMEM_CMP_GE, (uint64_t)r);
+        }
+        shmem_barrier_all();
     } else if (strcmp(c, "frozen") == 0) {
         printf("PE %d pid %d\n", me, (int)getpid());
         fflush(stdout);

@@ -40,6 +40,13 @@ if [ "$HOW" = shoalrun-hosts2 ]; then
 fi
 LAST=$((NP - 1))
 H='shoal\[PE ([0-9]+)\] hang: '
+# signal-skipped needs the flight recorder: PE SKIP never sends round 3's
+# signal to PE WAITER.
+if [ "$CASE" = signal-skipped ]; then
+    export SHOAL_FLIGHT=1
+    SKIP=$((NP > 5 ? 5 : LAST))
+    WAITER=$(((SKIP + 1) % NP))
+fi
 
 case $HOW in
 shoalrun)
@@ -137,6 +144,18 @@ barrier-missing)
     done
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_long_wait_until\(&hang_flag, SHMEM_CMP_EQ, 1\) with hang_flag = 0"
     expect_line "$TMP/err" "shoal\[PE $LAST\] hang:     address 0x[0-9a-f]+: global 'hang_flag'; 8-byte signed"
+    ;;
+signal-skipped)
+    # The verdict names the PE that never sent, where it is now, and what
+    # the waiting PE's own lines show of the signal's history.
+    expect_line "$TMP/err" "shoal\[PE $LEADER\] hang: verdict: PE $WAITER waits for hang_sig >= 3 and sees 2: a signal that only PE $SKIP sends; PE $SKIP last sent one [0-9.]+ ms ago \(shmem_long_put_signal, value 2\) and is now in shmem_barrier_all on $WORLD"
+    expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:   thread [0-9]+ \(main\) blocked for [0-9.]+ s in shmem_signal_wait_until\(&hang_sig, SHMEM_CMP_GE, 3\) with hang_sig = 2"
+    expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:     flight record: the last writes to it:"
+    # (in the writes, and in the sender's last events when its own waits left no events after it)
+    expect_some "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_long_put_signal: signal to PE $WAITER at hang_sig, SHMEM_SIGNAL_SET 2 after 8 bytes of data, [0-9.]+ ms ago"
+    expect_some "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_signal_set: signal to PE $WAITER at hang_sig, SHMEM_SIGNAL_SET 1, [0-9.]+ ms ago"
+    expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:     flight record: the last events of PE $SKIP \(which writes it\):"
+    expect_line "$TMP/err" "shoal\[PE $WAITER\] hang:       PE $SKIP shmem_barrier_all: entered barrier #[0-9]+ of this PE \($NP PEs\), [0-9.]+ ms ago"
     ;;
 frozen)
     expect_line "$TMP/err" "shoal\[PE 0\] hang: verdict: PE $LAST is not running: it is stopped \(SIGSTOP, a debugger or job control\); the PEs that wait for it go on only once it is continued \(kill -CONT $FROZEN\); when stopped it was .*"
