@@ -73,6 +73,8 @@ static size_t grow_size(size_t need)
 {
     const shoal_heap_t *h = &shoal.heap;
     const size_t max = shoal_env.symmetric_size_max;
+    if (need > max)
+        return 0; /* before rounding, which could wrap */
     need = (need + GROW_UNIT - 1) / GROW_UNIT * GROW_UNIT;
     if (need < GROW_UNIT || h->nsegs >= SHOAL_HEAP_SEGS || h->size >= max || need > max - h->size)
         return 0;
