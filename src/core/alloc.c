@@ -183,9 +183,8 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
                        "(the most it grows to)",
                        fn, size, shoal.heap.size - shoal.heap.used,
                        shoal_heap_largest_free(&shoal.heap), shoal.heap.size, shoal.heap.nsegs,
-                       shoal_env.symmetric_size_max > shoal.heap.size
-                           ? shoal_env.symmetric_size_max
-                           : shoal.heap.size);
+                       shoal_env.symmetric_size_max > shoal.heap.size ? shoal_env.symmetric_size_max
+                                                                      : shoal.heap.size);
     }
     if (ptr != NULL && shoal_check_on) {
         size_t span = 0;

@@ -50,8 +50,9 @@ static void record(const char *what, uintptr_t addr, size_t size)
         return;
     char path[512], line[96];
     snprintf(path, sizeof(path), "%s.%d", prefix, (int)getpid());
-    int n = addr != 0 ? snprintf(line, sizeof(line), "%s %#lx %zu\n", what, (unsigned long)addr, size)
-                      : snprintf(line, sizeof(line), "%s %zu\n", what, size);
+    int n = addr != 0
+                ? snprintf(line, sizeof(line), "%s %#lx %zu\n", what, (unsigned long)addr, size)
+                : snprintf(line, sizeof(line), "%s %zu\n", what, size);
     int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (fd < 0)
         return;

@@ -119,8 +119,8 @@ static void exercise(long *blk, size_t n, int b, uint64_t *sig)
 static void grow(void)
 {
     const size_t initial = heap_total();
-    static const size_t steps[] = {8 << 10, 1 << 20, 64, 3 << 20, 100000 * 8, 9 << 20, 5000 * 8,
-                                   2 << 20, 640, 17 << 20};
+    static const size_t steps[] = {8 << 10, 1 << 20,  64,      3 << 20, 100000 * 8,
+                                   9 << 20, 5000 * 8, 2 << 20, 640,     17 << 20};
     long *blk[MAX_BLOCKS];
     size_t len[MAX_BLOCKS], allocated = 0;
     int nb = 0;
@@ -129,8 +129,8 @@ static void grow(void)
         if (bytes < 4096)
             bytes = 4096; /* room for the words exercise() uses */
         blk[nb] = shmem_malloc(bytes);
-        CHECK(blk[nb] != NULL, "shmem_malloc(%zu) failed after %zu bytes (initial heap %zu)",
-              bytes, allocated, initial);
+        CHECK(blk[nb] != NULL, "shmem_malloc(%zu) failed after %zu bytes (initial heap %zu)", bytes,
+              allocated, initial);
         len[nb] = bytes / sizeof(long);
         blk[nb][len[nb] - 1] = pattern(me, nb, 0); /* touched, kept till the end */
         allocated += bytes;
