@@ -88,12 +88,46 @@ static void test_determinism(char *base1, char *base2)
     shoal_heap_finalize(&h2);
 }
 
+/* Segments: a request too big for the first lands in a later one, blocks
+ * are found and freed in any segment, and an empty last segment goes. */
+static void test_segments(char *base1, char *base2)
+{
+    shoal_heap_t h;
+    CHECK(shoal_heap_init(&h, base1, HEAP_SIZE / 4) == SHOAL_OK);
+    void *small, *big, *big2, *p;
+    CHECK(shoal_heap_alloc(&h, 1000, 0, &small) == SHOAL_OK && (char *)small == base1);
+    CHECK(shoal_heap_alloc(&h, HEAP_SIZE / 2, 0, &big) == SHOAL_ERR_NOMEM);
+    CHECK(shoal_heap_add_segment(&h, base2, HEAP_SIZE) == SHOAL_OK);
+    CHECK(h.nsegs == 2 && h.size == HEAP_SIZE / 4 + HEAP_SIZE);
+    CHECK(shoal_heap_alloc(&h, HEAP_SIZE / 2, 0, &big) == SHOAL_OK && (char *)big == base2);
+    CHECK(shoal_heap_segment_of(&h, big) == 1 && shoal_heap_segment_of(&h, small) == 0);
+    /* first fit: the first segment is searched first */
+    CHECK(shoal_heap_alloc(&h, 64, 0, &p) == SHOAL_OK && shoal_heap_segment_of(&h, p) == 0);
+    CHECK(shoal_heap_alloc(&h, HEAP_SIZE / 4, 0, &big2) == SHOAL_OK &&
+          shoal_heap_segment_of(&h, big2) == 1);
+    const char *start;
+    size_t size;
+    CHECK(shoal_heap_block_around(&h, (char *)big2 + 100, &start, &size) == SHOAL_OK &&
+          start == big2 && size == HEAP_SIZE / 4);
+    CHECK(shoal_heap_block_size(&h, big, &size) == SHOAL_OK && size == HEAP_SIZE / 2);
+    CHECK(h.used == 1024 + 64 + HEAP_SIZE / 2 + HEAP_SIZE / 4 && h.seg[1].used == h.used - 1088);
+    CHECK(shoal_heap_free(&h, big) == SHOAL_OK && shoal_heap_free(&h, big2) == SHOAL_OK);
+    CHECK(h.seg[1].used == 0 && shoal_heap_largest_free(&h) == HEAP_SIZE);
+    shoal_heap_remove_last_segment(&h);
+    CHECK(h.nsegs == 1 && h.size == HEAP_SIZE / 4 && h.used == 1088);
+    CHECK(shoal_heap_free(&h, big) == SHOAL_ERR_NOT_FOUND); /* gone with its segment */
+    CHECK(shoal_heap_free(&h, small) == SHOAL_OK && shoal_heap_free(&h, p) == SHOAL_OK);
+    CHECK(h.used == 0 && h.nallocs == 0);
+    shoal_heap_finalize(&h);
+}
+
 int main(void)
 {
     char *base1 = aligned_alloc(4096, HEAP_SIZE), *base2 = aligned_alloc(4096, HEAP_SIZE);
     test_alignment_and_overlap(base1);
     test_exhaustion(base1);
     test_determinism(base1, base2);
+    test_segments(base1, base2);
     free(base1);
     free(base2);
     if (failures) {
