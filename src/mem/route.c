@@ -36,6 +36,9 @@ void shoal_route_set_row(shoal_route_t *rt, unsigned row, void *base, size_t siz
     rt->peer[(size_t)rt->my_pe * SHOAL_ROUTE_ROWS + row] = (uintptr_t)base;
     if (base != NULL && row >= rt->nrows)
         rt->nrows = row + 1;
+    /* A row removed at the end: later lookups stop before it. */
+    while (base == NULL && rt->nrows > 0 && rt->row[rt->nrows - 1].size == 0)
+        rt->nrows--;
 }
 
 shoal_route_kind_t shoal_route_find_all(const shoal_route_t *rt, int pe, const void *addr,

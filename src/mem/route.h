@@ -29,7 +29,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHOAL_ROUTE_ROWS 8
+/* Rows from 3 up are added and removed while the job runs
+ * (core/mem_rows.h): heap segments beyond the first, registered buffers. */
+#define SHOAL_ROUTE_ROWS 32
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
 #define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/device_heap.h), once made */

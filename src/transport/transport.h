@@ -23,7 +23,7 @@
 #include "mem/route.h"
 #include "util/status.h"
 
-#define SHOAL_TRANSPORT_VERSION 5
+#define SHOAL_TRANSPORT_VERSION 6
 
 typedef enum {
     SHOAL_AMO_FETCH,
@@ -82,6 +82,11 @@ typedef struct {
      * and globals, and later for memory registered after init. */
     shoal_status_t (*mem_register)(shoal_transport_t *tr, unsigned row, void *base, size_t size,
                                    shoal_mem_kind_t kind);
+    /* Collective over all PEs: row `row` is unreachable from now on; every
+     * PE forgets its peers' keys for it and deregisters its copy. The
+     * caller completed every access to it first (quiet and a barrier).
+     * Since version 6. */
+    shoal_status_t (*mem_deregister)(shoal_transport_t *tr, unsigned row);
     /* The last failure, in words: the peer and the transport's own error. */
     const char *(*strerror)(shoal_transport_t *tr);
     /* Serves peers' operations on this PE's memory from the calling thread,
@@ -160,6 +165,11 @@ static inline shoal_status_t shoal_transport_mem_register(shoal_transport_t *tr,
                                                           shoal_mem_kind_t kind)
 {
     return tr->ops->mem_register(tr, row, base, size, kind);
+}
+
+static inline shoal_status_t shoal_transport_mem_deregister(shoal_transport_t *tr, unsigned row)
+{
+    return tr->ops->mem_deregister(tr, row);
 }
 
 static inline const char *shoal_transport_name(const shoal_transport_t *tr)

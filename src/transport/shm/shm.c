@@ -267,6 +267,41 @@ out:
     return status;
 }
 
+void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino)
+{
+    pthread_mutex_lock(&shm.lock);
+    if (shm.peer != NULL && (unsigned)pe < (unsigned)shm.npes && row < SHOAL_ROUTE_ROWS &&
+        shm.peer[pe].pid != 0) {
+        shm.peer[pe].fd[row] = fd;
+        shm.peer[pe].ino[row] = ino;
+        shm.peer[pe].failed[row] = 0;
+    }
+    pthread_mutex_unlock(&shm.lock);
+}
+
+void shoal_shm_row_unmap(shoal_route_t *rt, unsigned row)
+{
+    if (row >= SHOAL_ROUTE_ROWS)
+        return;
+    pthread_mutex_lock(&shm.lock);
+    for (int pe = 0; pe < shm.npes; pe++) {
+        if (pe == rt->my_pe)
+            continue;
+        uintptr_t base = shoal_route_peer_base(rt, pe, row);
+        if (base != 0) {
+            shoal_segment_unmap_peer((char *)base, rt->row[row].size);
+            shm.nmapped--;
+        }
+        shoal_route_set_peer(rt, pe, row, NULL);
+        if (shm.peer != NULL && shm.peer[pe].pid != 0) {
+            shm.peer[pe].fd[row] = -1;
+            shm.peer[pe].ino[row] = 0;
+            shm.peer[pe].failed[row] = 0;
+        }
+    }
+    pthread_mutex_unlock(&shm.lock);
+}
+
 int shoal_shm_local_pid(int pe)
 {
     pthread_mutex_lock(&shm.lock);

@@ -20,6 +20,13 @@
 shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  const shoal_segment_t segs[SHOAL_ROUTE_ROWS], shoal_route_t *rt,
                                  int *node);
+/* A row added at run time (core/mem_rows.c): local PE `pe` published `fd`
+ * (its number there, -1: none) with inode `ino` for `row`, which is mapped
+ * on first use as the start-up rows are. Ignored for PEs of other hosts. */
+void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino);
+/* A row removed at run time: unmaps every peer's copy of `row` mapped here
+ * and forgets their fds; this PE's own entry is left to the caller. */
+void shoal_shm_row_unmap(shoal_route_t *rt, unsigned row);
 /* The pid local PE `pe` published at start-up; 0 when pe is on another
  * host (or is this PE). For checking who sent an fd (fdpass.h). */
 int shoal_shm_local_pid(int pe);

@@ -56,6 +56,7 @@ static const shoal_transport_ops_t ucx_ops = {
     .pe_quiet = ucx_pe_quiet,
     .fence = ucx_fence,
     .mem_register = ucx_mem_register,
+    .mem_deregister = ucx_mem_deregister,
     .strerror = ucx_strerror,
     .progress = ucx_progress,
     .sleep = ucx_sleep,

@@ -294,5 +294,6 @@ shoal_status_t ucx_connect(ucx_t *u, int pe, const void *addr, size_t addr_len);
 void ucx_close_endpoints(ucx_t *u);
 shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base, size_t size,
                                 shoal_mem_kind_t kind);
+shoal_status_t ucx_mem_deregister(shoal_transport_t *tr, unsigned row);
 
 #endif

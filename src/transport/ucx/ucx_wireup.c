@@ -232,3 +232,44 @@ shoal_status_t ucx_mem_register(shoal_transport_t *tr, unsigned row, void *base,
     shoal_bootstrap_gather_free(&all);
     return status;
 }
+
+/* Collective: forgets every peer's key of the row, then (once no PE can
+ * reach this PE's copy any more) deregisters it. */
+shoal_status_t ucx_mem_deregister(shoal_transport_t *tr, unsigned row)
+{
+    ucx_t *u = tr->priv;
+    shoal_status_t status = SHOAL_OK;
+    if (row >= SHOAL_ROUTE_ROWS) {
+        SHOAL_ERROR("memory row %u is out of range", row);
+        status = SHOAL_ERR_INVALID; /* still take part, so the others do not hang */
+    } else {
+        status = ucx_quiet(tr); /* nothing of this PE's may still be on its way there */
+        ucx_lock(u);
+        for (int pe = 0; pe < u->npes; pe++) {
+            ucx_peer_t *p = &u->peers[pe];
+            if (p->rkey[row] != NULL)
+                ucp_rkey_destroy(p->rkey[row]);
+            p->rkey[row] = NULL;
+            p->base[row] = p->size[row] = 0;
+            p->host[row] = 0;
+        }
+        ucx_unlock(u);
+    }
+    /* Every PE has dropped its keys before any copy goes. */
+    ucx_hand_over(u);
+    shoal_status_t barrier = shoal_bootstrap_barrier(u->bs);
+    if (status == SHOAL_OK)
+        status = barrier;
+    if (row < SHOAL_ROUTE_ROWS) {
+        __atomic_store_n(&u->self_size[row], 0, __ATOMIC_RELEASE);
+        u->self_base[row] = 0;
+        if (u->dev_size[row] != 0) {
+            u->dev_base[row] = u->dev_size[row] = 0;
+            u->ndev_rows--;
+        }
+        if (u->memh[row] != NULL)
+            ucp_mem_unmap(u->context, u->memh[row]);
+        u->memh[row] = NULL;
+    }
+    return status;
+}
