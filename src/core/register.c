@@ -4,11 +4,11 @@
  *
  * Registering: each PE checks its own arguments and, when it has a peer on
  * its host, moves the buffer's pages onto a memfd (mem/register.c) so that
- * peers can map them; one bootstrap allgather then tells every PE whether
- * every PE succeeded and passed the same size, so all PEs go on or all
- * return -1 (the PE whose input was wrong says why; the others undo). The
- * buffer becomes a route row of its own (core/mem_rows.h), each PE with
- * its own address: the row translates by offset, so addresses may differ.
+ * peers can map them; then the buffer becomes a route row of its own
+ * (core/mem_rows.h), each PE with its own address: the row translates by
+ * offset, so addresses may differ. The row's exchange is the agreement: a
+ * PE that refused its arguments (and said why) or passed another size
+ * makes every PE return -1, and each undoes its own part.
  * A PE with no peer on its host keeps its memory as it is: only the network
  * transport reaches it, and registers it as it is.
  *
@@ -43,16 +43,9 @@ typedef struct {
 static struct {
     reg_entry_t *v;
     size_t n;
-    unsigned calls;      /* agreements made, for the bootstrap keys */
+    unsigned calls;      /* unregistering agreements made, for the bootstrap keys */
     unsigned generation; /* shmem_init run the entries belong to */
 } reg;
-
-/* What each PE publishes in an agreement. */
-typedef struct {
-    uint64_t size;
-    uint32_t bad; /* 1: this PE refused its arguments or failed */
-    uint32_t pad;
-} reg_vote_t;
 
 /* Registrations of an earlier shmem_init: their rows went with finalize;
  * their pages are put back now. */
@@ -137,46 +130,38 @@ static int has_local_peer(void)
     return 0;
 }
 
-/* The agreement: publishes this PE's vote and reads everyone's. Returns 0
- * when every PE voted good with PE 0's size; else -1, after the PEs that
- * can say what was wrong said it. */
-static int agree(const char *fn, uint64_t size, int bad)
+/* Unregistering's agreement: publishes whether this PE knows the buffer
+ * and reads everyone's. 0 when every PE does; else -1 (the PEs that do not
+ * said so; PE 0 names the first of them when it knows the buffer). */
+static int agree(const char *fn, int bad)
 {
     char key[64];
-    reg_vote_t mine = {.size = size, .bad = bad != 0}, v0;
+    uint32_t mine = bad != 0;
     shoal_bootstrap_gather_t all = {0};
-    snprintf(key, sizeof(key), "shoal.reg.%u.%u", shoal.generation, reg.calls++);
-    shoal_net_idle();
+    snprintf(key, sizeof(key), "shoal.unreg.%u.%u", shoal.generation, reg.calls++);
+    shoal_net_idle(); /* peers may need this PE while it waits in the bootstrap */
     shoal_status_t status = shoal_bootstrap_allgather(&shoal.bs, key, &mine, sizeof(mine), &all);
     if (status != SHOAL_OK)
         shoal_fatal("%s: the bootstrap's allgather failed (%s)", fn, shoal_status_str(status));
-    int nbad = 0, ndiff = 0, first_bad = -1;
+    int nbad = 0, first_bad = -1;
     for (int pe = 0; pe < SHOAL_NPES; pe++) {
         size_t len;
-        reg_vote_t v;
+        uint32_t v;
         const void *p = shoal_bootstrap_gather_at(&all, pe, &len);
         if (len != sizeof(v))
-            shoal_fatal("%s: PE %d published %zu bytes in a registration agreement; do all PEs "
-                        "run the same Shoal build?",
+            shoal_fatal("%s: PE %d published %zu bytes in an agreement; do all PEs run the same "
+                        "Shoal build?",
                         fn, pe, len);
         memcpy(&v, p, sizeof(v));
-        if (pe == 0)
-            v0 = v;
-        if (v.bad && nbad++ == 0)
+        if (v && nbad++ == 0)
             first_bad = pe;
-        if (!v.bad && !v0.bad && v.size != v0.size)
-            ndiff++;
     }
     shoal_bootstrap_gather_free(&all);
-    if (nbad == 0 && ndiff == 0)
+    if (nbad == 0)
         return 0;
-    if (!bad && ndiff > 0 && !v0.bad && size != v0.size)
-        SHOAL_ERROR("%s: size %llu on PE %d, but PE 0 passed %llu; every PE registers a buffer "
-                    "of the same size (its address may differ); nothing was registered",
-                    fn, (unsigned long long)size, SHOAL_MY_PE, (unsigned long long)v0.size);
-    else if (!bad && SHOAL_MY_PE == 0 && nbad > 0)
-        SHOAL_ERROR("%s: nothing was registered on any PE: %d PE(s) refused their arguments, "
-                    "the first PE %d (its message says why)",
+    if (!bad && SHOAL_MY_PE == 0)
+        SHOAL_ERROR("%s: nothing was unregistered on any PE: %d PE(s) did not have the buffer "
+                    "registered, the first PE %d",
                     fn, nbad, first_bad);
     return -1;
 }
@@ -197,17 +182,16 @@ int shoal_register_collective(const char *fn, void *ptr, size_t size)
         reg.v = grown;
     if (!bad && has_local_peer() && shoal_reg_pages_share(fn, ptr, size, &pages) != SHOAL_OK)
         bad = 1;
-    if (agree(fn, size, bad) != 0)
-        goto undo;
-    /* Every PE's buffer is ready: the row is the same number everywhere. */
-    const int row = shoal_rows_add(ptr, size, pages.fd, SHOAL_MEM_HOST, fn);
-    if (row < 0)
-        goto undo;
+    /* The row's own exchange is the agreement: a PE that passes NULL (its
+     * arguments were refused, and it said why) or another size makes every
+     * PE return -1. */
+    const int row = shoal_rows_add(bad ? NULL : ptr, size, pages.fd, SHOAL_MEM_HOST, fn);
+    if (row < 0) {
+        shoal_reg_pages_unshare(fn, &pages);
+        goto out;
+    }
     reg.v[reg.n++] = (reg_entry_t){.ptr = ptr, .size = size, .row = row, .pages = pages};
     rc = 0;
-    goto out;
-undo:
-    shoal_reg_pages_unshare(fn, &pages);
 out:
     pthread_mutex_unlock(&shoal.lock);
     return rc;
@@ -224,7 +208,7 @@ int shoal_unregister_collective(const char *fn, void *ptr)
                     "and not unregistered since); pass the pointer that was registered",
                     fn, ptr, SHOAL_MY_PE);
     int rc = -1;
-    if (agree(fn, e != NULL ? e->size : 0, e == NULL) != 0)
+    if (agree(fn, e == NULL) != 0)
         goto out;
     /* Nobody may use the buffer once its row is gone. */
     shoal_quiet(fn);

@@ -7,11 +7,13 @@
  * Which memory is shared how:
  * - private anonymous memory (malloc, NumPy and torch CPU buffers, mmap
  *   MAP_PRIVATE|MAP_ANONYMOUS, the brk heap): zero-copy. The pages that hold
- *   the buffer are copied into a memfd, which is then mapped MAP_SHARED |
- *   MAP_FIXED over the same addresses, so the buffer keeps its address and
- *   contents and peers map the memfd as they map the heap. Unsharing copies
- *   the pages back into fresh private anonymous memory at the same address.
- *   The bytes of those pages outside the buffer survive both ways.
+ *   the buffer are copied into the process's registration memfd (at the
+ *   file offset equal to their address), which is then moved over the same
+ *   addresses, so the buffer keeps its address and contents and peers map
+ *   the memfd as they map the heap. Unsharing copies the pages no other
+ *   registration holds back into fresh private anonymous memory at the same
+ *   address. The bytes of those pages outside the buffer survive both ways,
+ *   and buffers that share a page may both be registered.
  * - anything else (file-backed or already shared mappings, the stack, memory
  *   with no write permission): refused, naming the kind; there is no copy
  *   path. Copy such data into malloc'd memory first.
@@ -28,9 +30,10 @@
 #include "util/status.h"
 
 typedef struct {
-    char *page_lo;  /* the first page holding the buffer */
+    char *page_lo;   /* the first page holding the buffer */
     size_t page_len; /* the pages holding it, in bytes */
-    int fd;          /* the memfd behind those pages, -1 when not shared */
+    int fd;          /* the memfd behind those pages (the process's one, not
+                      * owned), -1 when not shared */
 } shoal_reg_pages_t;
 
 /* Whether [ptr, ptr + size) is memory this file can share, without changing
@@ -44,9 +47,9 @@ shoal_status_t shoal_reg_pages_check(const void *ptr, size_t size, char *why, si
 shoal_status_t shoal_reg_pages_share(const char *fn, void *ptr, size_t size,
                                      shoal_reg_pages_t *pages_p);
 
-/* Puts the pages back into private anonymous memory at the same address,
- * with their contents, and closes the memfd (peers' mappings of it keep it
- * alive until they unmap). */
+/* Puts the pages no other registration holds back into private anonymous
+ * memory at the same address, with their contents; the last registration
+ * gone closes the memfd (peers' mappings keep it alive until they unmap). */
 shoal_status_t shoal_reg_pages_unshare(const char *fn, shoal_reg_pages_t *pages);
 
 #endif
