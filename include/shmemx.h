@@ -113,10 +113,9 @@ typedef struct {
  * survive. Other memory (file-backed or shared mappings, the stack) is
  * refused when the PE has a peer on its host; with none, the network
  * transport registers the memory as it is. While register and unregister
- * run, no other thread may write the buffer's pages; a registered buffer's
- * pages are shared with a fork()ed child; two buffers that share a page
- * cannot both be registered (allocate with posix_memalign(4096) or
- * register one buffer holding both). */
+ * run, no other thread may write the buffer's pages (the first and last
+ * may hold other data too); a registered buffer's pages are shared with a
+ * fork()ed child. Buffers that share a page may both be registered. */
 
 /* ---- The device view of the job, for kernels (<shmemx_device.h>) ----------
  * What shmemx_dev_create makes and a kernel receives by value; the device
