@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mem/register.h"
@@ -63,20 +64,18 @@ copy_words(volatile uint64_t *dst, const volatile uint64_t *src, size_t len)
         dst[w] = src[w];
 }
 
-/* Copies the pages [a, a + len) into tmp and moves tmp over them in one
- * step (mremap: no moment where the addresses are unmapped). The first and
- * last pages may hold other data (malloc's own, and Shoal's threads' when
- * they share the brk heap): they are copied last, right before the move,
- * to keep the window for a lost write short. */
-static int copy_and_move(char *tmp, char *a, size_t len)
+/* Copies the pages [a, a + len) into tmp. The first and last pages may
+ * hold other data (malloc's own, and Shoal's threads' when they share the
+ * brk heap): they are copied last, right before the caller's move, to keep
+ * the window for a lost write short. */
+static void copy_pages(char *tmp, const char *a, size_t len)
 {
     const size_t page = page_size();
     if (len > 2 * page)
-        copy_words((uint64_t *)(tmp + page), (uint64_t *)(a + page), len - 2 * page);
-    copy_words((uint64_t *)tmp, (uint64_t *)a, page);
+        copy_words((uint64_t *)(tmp + page), (const uint64_t *)(a + page), len - 2 * page);
+    copy_words((uint64_t *)tmp, (const uint64_t *)a, page);
     if (len > page)
-        copy_words((uint64_t *)(tmp + len - page), (uint64_t *)(a + len - page), page);
-    return mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, a) == MAP_FAILED ? -1 : 0;
+        copy_words((uint64_t *)(tmp + len - page), (const uint64_t *)(a + len - page), page);
 }
 
 /* The kind of one line of /proc/self/maps, in words for a refusal, or NULL
@@ -162,10 +161,16 @@ static shoal_status_t share_run(const char *fn, uintptr_t a, uintptr_t b)
         SHOAL_ERROR("%s: mapping %zu bytes of the registration memfd failed: %m", fn, len);
         return SHOAL_ERR_SYSTEM;
     }
-    if (copy_and_move(tmp, (char *)a, len) != 0) {
-        SHOAL_ERROR("%s: moving the memfd over the buffer's pages (%p, %zu bytes) failed: %m", fn,
+    /* The filled file range replaces the pages in one step (MAP_FIXED: no
+     * moment where the addresses are unmapped); tmp, another view of the
+     * same file pages, goes. */
+    copy_pages(tmp, (const char *)a, len);
+    void *fixed =
+        mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, reg_mem.fd, (off_t)a);
+    munmap(tmp, len);
+    if (fixed == MAP_FAILED) {
+        SHOAL_ERROR("%s: mapping the memfd over the buffer's pages (%p, %zu bytes) failed: %m", fn,
                     (void *)a, len);
-        munmap(tmp, len);
         return SHOAL_ERR_SYSTEM;
     }
     return SHOAL_OK;
@@ -182,7 +187,11 @@ static shoal_status_t unshare_run(const char *fn, uintptr_t a, uintptr_t b)
                     fn, len);
         return SHOAL_ERR_NOMEM;
     }
-    if (copy_and_move(tmp, (char *)a, len) != 0) {
+    /* Moved in one step, by the system call itself: UCX's memory hooks
+     * (libucm, loaded for a job across hosts) replace mremap with a version
+     * that drops MREMAP_FIXED's new address. */
+    copy_pages(tmp, (const char *)a, len);
+    if (syscall(SYS_mremap, tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)a) == -1) {
         SHOAL_ERROR("%s: moving private memory back over a buffer's pages (%p) failed: %m; they "
                     "stay shared",
                     fn, (void *)a);
