@@ -4,6 +4,7 @@
  * every PE passed the same arguments catches programs where they differ,
  * which would otherwise silently give PEs different offsets.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <shmem.h>
@@ -12,10 +13,12 @@
 #include "core/barrier.h"
 #include "core/check.h"
 #include "core/error.h"
+#include "core/mem_rows.h"
 #include "core/rma.h"
 #include "core/state.h"
 #include "device/device_heap.h"
 #include "device/view.h"
+#include "mem/route_build.h"
 #include "util/env.h"
 #include "util/log.h"
 
@@ -49,6 +52,96 @@ static void check_same_args(const char *fn, uint64_t size, uint64_t align)
                     (unsigned long long)root_size, (unsigned long long)root_align);
 }
 
+/* ---- growth: segments past the first ---- */
+
+/* Growth segments are made in steps of this much at least. */
+#define GROW_UNIT ((size_t)2 << 20)
+
+/* This PE's memfd segment and route row behind each heap segment past the
+ * first (index: the heap's segment number). */
+static struct {
+    shoal_segment_t seg;
+    int row;
+} grown[SHOAL_HEAP_SEGS];
+
+/* The size of the segment that growing by `need` bytes adds: the request,
+ * or the heap so far when that is more (so the heap doubles and a run of
+ * small allocations grows it a logarithmic number of times), within
+ * SHOAL_SYMMETRIC_SIZE_MAX; 0 when the request cannot fit under it. The
+ * same on every PE (same heap, same arguments, same settings). */
+static size_t grow_size(size_t need)
+{
+    const shoal_heap_t *h = &shoal.heap;
+    const size_t max = shoal_env.symmetric_size_max;
+    need = (need + GROW_UNIT - 1) / GROW_UNIT * GROW_UNIT;
+    if (need < GROW_UNIT || h->nsegs >= SHOAL_HEAP_SEGS || h->size >= max || need > max - h->size)
+        return 0;
+    size_t add = h->size > need ? (h->size + GROW_UNIT - 1) / GROW_UNIT * GROW_UNIT : need;
+    if (add > max - h->size)
+        add = (max - h->size) / GROW_UNIT * GROW_UNIT;
+    return add < need ? need : add;
+}
+
+/* Collective: adds a segment that can hold `want` bytes at `align` (a
+ * segment starts at a multiple of SHOAL_HEAP_SEGMENT_ALIGN, so any allowed
+ * alignment costs no room). Every PE takes part even when it cannot make
+ * its own part, so all succeed or all return 0. */
+static int heap_grow(const char *fn, size_t want)
+{
+    shoal_heap_t *h = &shoal.heap;
+    const size_t add = grow_size(want);
+    if (add == 0)
+        return 0; /* the same verdict everywhere: nobody takes part */
+    shoal_segment_t seg = {NULL, 0, -1};
+    char name[32];
+    snprintf(name, sizeof(name), "shoal-heap-%u", h->nsegs);
+    if (shoal_segment_create(name, add, SHOAL_HEAP_SEGMENT_ALIGN, &seg) != SHOAL_OK)
+        seg = (shoal_segment_t){NULL, 0, -1};
+    const int row = shoal_rows_add(seg.base, add, seg.fd, SHOAL_MEM_HOST, fn);
+    if (row >= 0 && shoal_heap_add_segment(h, seg.base, add) != SHOAL_OK)
+        shoal_fatal("%s: out of memory adding a segment to the symmetric heap", fn);
+    if (row < 0) {
+        shoal_segment_destroy(&seg);
+        return 0;
+    }
+    grown[h->nsegs - 1].seg = seg;
+    grown[h->nsegs - 1].row = row;
+    SHOAL_DEBUG("%s: the symmetric heap grew by %zu bytes to %zu (%u segments, route row %d)", fn,
+                add, h->size, h->nsegs, row);
+    return 1;
+}
+
+/* Collective (every free is): gives back the segments at the end that hold
+ * no allocation, keeping the first. The caller made sure no access to the
+ * freed blocks is in flight. */
+static void heap_shrink(const char *fn)
+{
+    shoal_heap_t *h = &shoal.heap;
+    while (h->nsegs > 1 && h->seg[h->nsegs - 1].used == 0) {
+        const unsigned i = h->nsegs - 1;
+        const size_t size = h->seg[i].size;
+        shoal_rows_remove(grown[i].row);
+        shoal_heap_remove_last_segment(h);
+        shoal_segment_destroy(&grown[i].seg);
+        grown[i].row = -1;
+        SHOAL_DEBUG("%s: gave back a symmetric heap segment of %zu bytes (%zu left, %u segments)",
+                    fn, size, h->size, h->nsegs);
+    }
+}
+
+void shoal_alloc_finalize(void)
+{
+    /* The transport and the peers' mappings are gone already; only this
+     * PE's own segments are left. */
+    for (unsigned i = 1; i < SHOAL_HEAP_SEGS; i++) {
+        if (grown[i].seg.base == NULL)
+            continue;
+        shoal_route_set_row(&shoal.route, (unsigned)grown[i].row, NULL, 0, SHOAL_MEM_HOST);
+        shoal_segment_destroy(&grown[i].seg);
+        grown[i].row = -1;
+    }
+}
+
 /* Gives a block back: in check mode through the quarantine. Fails when ptr
  * is not an allocation (or was freed already). */
 static shoal_status_t free_block(const char *fn, void *ptr)
@@ -75,15 +168,22 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
 
     void *ptr = NULL;
     const size_t want = shoal_check_on && size > 0 ? shoal_check_heap_request(size) : size;
+    /* Every PE takes the same path: the same heap, the same arguments. */
     if (size > 0 && shoal_heap_alloc(&shoal.heap, want, align, &ptr) != SHOAL_OK &&
         !(shoal_check_on && shoal_check_heap_drain(fn) &&
-          shoal_heap_alloc(&shoal.heap, want, align, &ptr) == SHOAL_OK)) {
+          shoal_heap_alloc(&shoal.heap, want, align, &ptr) == SHOAL_OK) &&
+        !(heap_grow(fn, want) && shoal_heap_alloc(&shoal.heap, want, align, &ptr) == SHOAL_OK)) {
         ptr = NULL;
         if (SHOAL_MY_PE == 0 || shoal_env.debug)
             SHOAL_WARN("%s: out of symmetric heap: requested %zu bytes, %zu bytes free, largest "
-                       "free block %zu bytes, heap %zu bytes; raise SHMEM_SYMMETRIC_SIZE",
+                       "free block %zu bytes, heap %zu bytes in %u segment(s), at most %zu; raise "
+                       "SHMEM_SYMMETRIC_SIZE (the initial size) or SHOAL_SYMMETRIC_SIZE_MAX "
+                       "(the most it grows to)",
                        fn, size, shoal.heap.size - shoal.heap.used,
-                       shoal_heap_largest_free(&shoal.heap), shoal.heap.size);
+                       shoal_heap_largest_free(&shoal.heap), shoal.heap.size, shoal.heap.nsegs,
+                       shoal_env.symmetric_size_max > shoal.heap.size
+                           ? shoal_env.symmetric_size_max
+                           : shoal.heap.size);
     }
     if (ptr != NULL && shoal_check_on) {
         size_t span = 0;
@@ -99,6 +199,8 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
     }
     shoal_quiet(fn);
     shoal_sync_world(fn);
+    if (old != NULL)
+        heap_shrink(fn); /* after the barrier: nobody reads the old block any more */
     pthread_mutex_unlock(&shoal.lock);
     return ptr;
 }
@@ -167,6 +269,7 @@ void shoal_free_collective(const char *fn, void *ptr)
     }
     if (shoal_check_on)
         shoal_sync_world(fn); /* poisoned everywhere before any PE can write into it */
+    heap_shrink(fn);
     pthread_mutex_unlock(&shoal.lock);
 }
 
@@ -174,7 +277,14 @@ void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p)
 {
     *total_p = shoal.heap.size;
     *used_p = shoal.heap.used;
-    *largest_free_p = shoal_heap_largest_free(&shoal.heap);
+    /* The largest allocation that can succeed: in a free block, or in a
+     * segment the heap can still grow by. */
+    size_t largest = shoal_heap_largest_free(&shoal.heap);
+    const size_t max = shoal_env.symmetric_size_max;
+    if (shoal.heap.nsegs < SHOAL_HEAP_SEGS && max > shoal.heap.size &&
+        (max - shoal.heap.size) / GROW_UNIT * GROW_UNIT > largest)
+        largest = (max - shoal.heap.size) / GROW_UNIT * GROW_UNIT;
+    *largest_free_p = largest;
 }
 
 void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size_t bytes)

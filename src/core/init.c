@@ -20,6 +20,7 @@
 
 #include <shmem.h>
 
+#include "core/alloc.h"
 #include "core/backoff.h"
 #include "core/barrier.h"
 #include "core/check.h"
@@ -308,6 +309,7 @@ void shoal_finalize(void)
     shoal_device_finalize(&job);
     shoal_heap_finalize(&shoal.heap);
     shoal_shm_disconnect(&shoal.bs, &shoal.route);
+    shoal_alloc_finalize(); /* the heap's later segments, now that no peer maps them */
     shoal_route_destroy(&shoal.route);
     free(shoal.node);
     shoal.node = NULL;

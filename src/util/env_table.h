@@ -13,8 +13,17 @@
 
 #define SHOAL_ENV_TABLE(X)                                                                         \
     X(SHMEM_SYMMETRIC_SIZE, size, symmetric_size, "1G",                                            \
-      "Size of each PE's symmetric heap. Address space is reserved up front; memory is "           \
-      "used only as pages are touched.")                                                           \
+      "Initial size of each PE's symmetric heap. Address space is reserved up front; memory is "   \
+      "used only as pages are touched. An allocation that does not fit grows the heap on every "   \
+      "PE by a new segment (collectively, inside the allocation), up to "                          \
+      "SHOAL_SYMMETRIC_SIZE_MAX.")                                                                 \
+    X(SHOAL_SYMMETRIC_SIZE_MAX, size, symmetric_size_max, "64G",                                   \
+      "Most the symmetric heap grows to, all segments together (no growth when not above "         \
+      "SHMEM_SYMMETRIC_SIZE). Each growth adds a segment of max(request, heap so far), so the "    \
+      "heap doubles: one memfd, one route row and one exchange between the PEs (a bootstrap "      \
+      "allgather, plus a UCX registration across hosts); data in later segments is reached "       \
+      "through the routed path (a few dozen instructions more per call than the first "           \
+      "segment). Empty segments at the end are given back at shmem_free.")                        \
     X(SHMEM_DEBUG, bool, debug, "0",                                                               \
       "Extra checks and debug log lines (collective argument checks, every PE's view of "          \
       "errors).")                                                                                  \
