@@ -577,9 +577,11 @@ static symbuf_t *symbuf_new(size_t nbytes, PyArray_Dims *shape, PyArray_Descr *d
         void *p = NULL;
         size_t total, used, largest;
         shmemx_heap_info(&total, &used, &largest); /* the same on every PE */
-        /* A request no free block can hold is not made: the library would
-         * warn to raise SHMEM_SYMMETRIC_SIZE, which may be the wrong advice. */
-        if (largest >= size) {
+        /* A request no free block can hold waits for the garbage collector
+         * first (the library would grow the heap, or warn to raise
+         * SHMEM_SYMMETRIC_SIZE, where dropping arrays may be the answer);
+         * after it, the library grows the heap if it may. */
+        if (largest >= size || attempt == 1) {
             Py_BEGIN_ALLOW_THREADS p = shmem_align(64, size);
             Py_END_ALLOW_THREADS
         }

@@ -277,14 +277,7 @@ void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p)
 {
     *total_p = shoal.heap.size;
     *used_p = shoal.heap.used;
-    /* The largest allocation that can succeed: in a free block, or in a
-     * segment the heap can still grow by. */
-    size_t largest = shoal_heap_largest_free(&shoal.heap);
-    const size_t max = shoal_env.symmetric_size_max;
-    if (shoal.heap.nsegs < SHOAL_HEAP_SEGS && max > shoal.heap.size &&
-        (max - shoal.heap.size) / GROW_UNIT * GROW_UNIT > largest)
-        largest = (max - shoal.heap.size) / GROW_UNIT * GROW_UNIT;
-    *largest_free_p = largest;
+    *largest_free_p = shoal_heap_largest_free(&shoal.heap);
 }
 
 void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size_t bytes)

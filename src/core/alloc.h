@@ -36,8 +36,9 @@ void shoal_free_collective(const char *fn, void *ptr);
  * (globals, private memory) are not checked. */
 void shoal_alloc_check_room(const char *fn, const char *arg, const void *p, size_t bytes);
 
-/* Total (all segments so far), used bytes of the user heap, and the
- * largest allocation that can succeed (in a free block, or by growing). */
+/* Total (all segments so far), used and largest free bytes of the user
+ * heap (an allocation larger than that grows the heap, up to
+ * SHOAL_SYMMETRIC_SIZE_MAX). */
 void shoal_alloc_stats(size_t *total_p, size_t *used_p, size_t *largest_free_p);
 /* At shmem_finalize, once the transport and the peers' mappings are gone:
  * gives back this PE's heap segments past the first. */

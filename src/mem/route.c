@@ -12,6 +12,7 @@ shoal_status_t shoal_route_create(shoal_route_t *rt, int npes, int my_pe)
 {
     memset(rt, 0, sizeof(*rt));
     rt->peer = calloc((size_t)npes * SHOAL_ROUTE_ROWS, sizeof(*rt->peer));
+    rt->peer_far = rt->peer != NULL ? rt->peer + (size_t)npes * SHOAL_ROUTE_NEAR_ROWS : NULL;
     rt->lazy = calloc((size_t)npes, sizeof(*rt->lazy));
     if (rt->peer == NULL || rt->lazy == NULL) {
         shoal_route_destroy(rt);
@@ -33,7 +34,7 @@ void shoal_route_set_row(shoal_route_t *rt, unsigned row, void *base, size_t siz
 {
     rt->row[row] = (shoal_route_row_t){
         .base = (uintptr_t)base, .size = base != NULL ? size : 0, .kind = (uint32_t)kind};
-    rt->peer[(size_t)rt->my_pe * SHOAL_ROUTE_ROWS + row] = (uintptr_t)base;
+    *shoal_route_peer_slot(rt, rt->my_pe, row) = (uintptr_t)base;
     if (base != NULL && row >= rt->nrows)
         rt->nrows = row + 1;
     /* A row removed at the end: later lookups stop before it. */

@@ -6,11 +6,12 @@
  *
  * A row is one kind of symmetric memory with the same local range on every
  * PE: the host heap (row 0), the program's globals (row 1), the device
- * heap (row 2, device/device_heap.h, kind SHOAL_MEM_DEVICE), and rows left free
- * for memory registered later. For row r and PE
- * p, peer[p * SHOAL_ROUTE_ROWS + r] is the address at which this process
- * sees p's copy, or 0 when it does not map it (another host, or the row is
- * absent on p). A row whose size is 0 is unused.
+ * heap (row 2, device/device_heap.h, kind SHOAL_MEM_DEVICE), and rows added
+ * at run time (core/mem_rows.h: heap segments past the first, registered
+ * memory). For row r and PE p, shoal_route_peer_base(rt, p, r) is the
+ * address at which this process sees p's copy, or 0 when it does not map it
+ * (another host, or the row is absent on p). A row whose size is 0 is
+ * unused.
  *
  * A peer of this host is mapped on first use: its entry stays 0 until the
  * cold path (shoal_route_find_all, shoal_route_peer_map) calls map_peer,
@@ -32,12 +33,20 @@
 /* Rows from 3 up are added and removed while the job runs
  * (core/mem_rows.h): heap segments beyond the first, registered buffers. */
 #define SHOAL_ROUTE_ROWS 32
+/* The peer table keeps the first 8 rows of each PE side by side, so the
+ * fast path's index is pe * 8 + row, one `lea` on x86-64 (a stride of 32
+ * cost shmem_long_p a shift and an add); the later rows follow in a second
+ * part (peer_far). */
+#define SHOAL_ROUTE_NEAR_ROWS 8
 #define SHOAL_ROUTE_HEAP 0    /* the symmetric heap, internal area included */
 #define SHOAL_ROUTE_GLOBALS 1 /* the executable's .data and .bss */
 #define SHOAL_ROUTE_DEVICE 2  /* the device heap (device/device_heap.h), once made */
 /* Rows looked up inline by shoal_route_ptr; the others (device heap,
  * registrations) by shoal_route_find_all. */
 #define SHOAL_ROUTE_INLINE_ROWS 2
+_Static_assert(SHOAL_ROUTE_INLINE_ROWS <= SHOAL_ROUTE_NEAR_ROWS &&
+                   SHOAL_ROUTE_DEVICE < SHOAL_ROUTE_NEAR_ROWS,
+               "the start-up rows are near rows");
 
 typedef enum {
     SHOAL_MEM_HOST = 0,
@@ -58,7 +67,8 @@ struct shoal_route {
     uint32_t nrows; /* rows in use are below this */
     uint32_t net;   /* a network transport reaches what is not mapped */
     shoal_route_row_t row[SHOAL_ROUTE_ROWS];
-    uintptr_t *peer; /* [npes * SHOAL_ROUTE_ROWS] */
+    uintptr_t *peer;     /* [npes * SHOAL_ROUTE_NEAR_ROWS]: rows below SHOAL_ROUTE_NEAR_ROWS */
+    uintptr_t *peer_far; /* [npes * (SHOAL_ROUTE_ROWS - SHOAL_ROUTE_NEAR_ROWS)]: the others */
     /* [npes]: 1 for a PE whose rows map_peer may map on first use (a peer
      * of this host), 0 for the others (this PE; PEs on other hosts, which
      * are never mapped here), so a network access asks nobody: asking took
@@ -96,10 +106,20 @@ typedef struct {
 #define SHOAL_ROUTE_BASE_LOAD(p) (*(p))
 #endif
 
+/* Where pe's entry of `row` is kept. */
+SHOAL_ROUTE_ALWAYS_INLINE uintptr_t *shoal_route_peer_slot(const shoal_route_t *rt, int pe,
+                                                           unsigned row)
+{
+    if (row < SHOAL_ROUTE_NEAR_ROWS)
+        return &rt->peer[(size_t)pe * SHOAL_ROUTE_NEAR_ROWS + row];
+    return &rt->peer_far[(size_t)pe * (SHOAL_ROUTE_ROWS - SHOAL_ROUTE_NEAR_ROWS) + row -
+                         SHOAL_ROUTE_NEAR_ROWS];
+}
+
 SHOAL_ROUTE_ALWAYS_INLINE uintptr_t shoal_route_peer_base(const shoal_route_t *rt, int pe,
                                                           unsigned row)
 {
-    return SHOAL_ROUTE_BASE_LOAD(&rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row]);
+    return SHOAL_ROUTE_BASE_LOAD(shoal_route_peer_slot(rt, pe, row));
 }
 
 /* The base of pe's row, mapping it first if this host can (route.c). */
@@ -145,7 +165,9 @@ SHOAL_ROUTE_ALWAYS_INLINE void *shoal_route_ptr(const shoal_route_t *rt, int pe,
     const int r = shoal_route_row_of(rt->row, SHOAL_ROUTE_INLINE_ROWS, addr, &off);
     if (r < 0)
         return NULL;
-    uintptr_t base = shoal_route_peer_base(rt, pe, (unsigned)r);
+    /* An inline row is a near one: no test of which part holds it. */
+    uintptr_t base =
+        SHOAL_ROUTE_BASE_LOAD(&rt->peer[(size_t)pe * SHOAL_ROUTE_NEAR_ROWS + (unsigned)r]);
     if (__builtin_expect(len > rt->row[r].size - off || base == 0, 0))
         return NULL;
     return (void *)(base + off);

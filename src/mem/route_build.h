@@ -20,8 +20,7 @@ void shoal_route_set_row(shoal_route_t *rt, unsigned row, void *base, size_t siz
 /* Where this process sees `pe`'s copy of `row` (NULL: not mapped). */
 static inline void shoal_route_set_peer(shoal_route_t *rt, int pe, unsigned row, void *base)
 {
-    __atomic_store_n(&rt->peer[(size_t)pe * SHOAL_ROUTE_ROWS + row], (uintptr_t)base,
-                     __ATOMIC_RELEASE);
+    __atomic_store_n(shoal_route_peer_slot(rt, pe, row), (uintptr_t)base, __ATOMIC_RELEASE);
 }
 
 #endif

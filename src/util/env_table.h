@@ -22,8 +22,9 @@
       "SHMEM_SYMMETRIC_SIZE). Each growth adds a segment of max(request, heap so far), so the "    \
       "heap doubles: one memfd, one route row and one exchange between the PEs (a bootstrap "      \
       "allgather, plus a UCX registration across hosts); data in later segments is reached "       \
-      "through the routed path (a few dozen instructions more per call than the first "           \
-      "segment). Empty segments at the end are given back at shmem_free.")                        \
+      "through the routed path (on one host about 180 instructions more per call than in the "    \
+      "first segment: shmem_long_p 36 -> 217). Empty segments at the end are given back at "      \
+      "shmem_free.")                                                                              \
     X(SHMEM_DEBUG, bool, debug, "0",                                                               \
       "Extra checks and debug log lines (collective argument checks, every PE's view of "          \
       "errors).")                                                                                  \

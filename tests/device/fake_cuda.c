@@ -13,12 +13,17 @@
  * cuGetProcAddress knows no cuMemCreate. FAKE_CUDA_FAIL (read at each
  * call): "create" makes cuMemCreate fail with out-of-memory, "import" makes
  * cuMemImportFromShareableHandle fail -- a test sets it on one PE only.
+ * FAKE_CUDA_LOG=PREFIX records the virtual memory calls, one line each
+ * ("reserve ADDR SIZE", "create SIZE", "map ADDR SIZE", "access ADDR SIZE",
+ * "unmap ADDR SIZE", "free ADDR SIZE"; addresses in hex), in PREFIX.PID, so a
+ * test can check how the device heap reserved and grew.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -35,6 +40,24 @@ static int fails(const char *what)
 {
     const char *f = getenv("FAKE_CUDA_FAIL");
     return f != NULL && strcmp(f, what) == 0;
+}
+
+/* One line of FAKE_CUDA_LOG, appended in one write. */
+static void record(const char *what, uintptr_t addr, size_t size)
+{
+    const char *prefix = getenv("FAKE_CUDA_LOG");
+    if (prefix == NULL || prefix[0] == '\0')
+        return;
+    char path[512], line[96];
+    snprintf(path, sizeof(path), "%s.%d", prefix, (int)getpid());
+    int n = addr != 0 ? snprintf(line, sizeof(line), "%s %#lx %zu\n", what, (unsigned long)addr, size)
+                      : snprintf(line, sizeof(line), "%s %zu\n", what, size);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    if (write(fd, line, (size_t)n) != n)
+        (void)0; /* a test reading the log finds the line missing */
+    close(fd);
 }
 
 static shoal_CUresult f_cuInit(unsigned int flags)
@@ -149,10 +172,12 @@ static shoal_CUresult f_cuMemAddressReserve(shoal_CUdeviceptr *ptr, size_t size,
         munmap(p, a - (uintptr_t)p);
     munmap((char *)a + size, (uintptr_t)p + align - a);
     *ptr = a;
+    record("reserve", a, size);
     return OK;
 }
 static shoal_CUresult f_cuMemAddressFree(shoal_CUdeviceptr ptr, size_t size)
 {
+    record("free", (uintptr_t)ptr, size);
     return munmap((void *)(uintptr_t)ptr, size) == 0 ? OK : ERR_INVALID;
 }
 /* A handle is the memfd's number + 1 (0 is never a handle). */
@@ -168,6 +193,7 @@ static shoal_CUresult f_cuMemCreate(shoal_CUmemGenericAllocationHandle *h, size_
     if (fd < 0 || ftruncate(fd, (off_t)size) != 0)
         return ERR_OOM;
     *h = (shoal_CUmemGenericAllocationHandle)fd + 1;
+    record("create", 0, size);
     return OK;
 }
 static shoal_CUresult f_cuMemRelease(shoal_CUmemGenericAllocationHandle h)
@@ -180,19 +206,21 @@ static shoal_CUresult f_cuMemMap(shoal_CUdeviceptr ptr, size_t size, size_t off,
     (void)flags;
     void *p = mmap((void *)(uintptr_t)ptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
                    (int)h - 1, (off_t)off);
+    if (p != MAP_FAILED)
+        record("map", (uintptr_t)ptr, size);
     return p == MAP_FAILED ? ERR_INVALID : OK;
 }
 static shoal_CUresult f_cuMemUnmap(shoal_CUdeviceptr ptr, size_t size)
 {
     void *p = mmap((void *)(uintptr_t)ptr, size, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    record("unmap", (uintptr_t)ptr, size);
     return p == MAP_FAILED ? ERR_INVALID : OK;
 }
 static shoal_CUresult f_cuMemSetAccess(shoal_CUdeviceptr ptr, size_t size,
                                        const shoal_CUmemAccessDesc *d, size_t n)
 {
-    (void)ptr;
-    (void)size;
+    record("access", (uintptr_t)ptr, size);
     return n == 1 && d->location.type == SHOAL_CU_MEM_LOCATION_TYPE_DEVICE &&
                    d->flags == SHOAL_CU_MEM_ACCESS_FLAGS_PROT_READWRITE
                ? OK

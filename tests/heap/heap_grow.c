@@ -187,7 +187,7 @@ static void loop(void)
 {
     const size_t initial = heap_total();
     long rss0 = -1, peak = 0;
-    for (int it = 0; it < 12; it++) {
+    for (int it = 0; it < 8; it++) {
         const size_t bytes = initial * (size_t)(2 + it % 3); /* never fits the first segment */
         char *p = shmem_malloc(bytes);
         CHECK(p != NULL, "iteration %d: shmem_malloc(%zu) failed", it, bytes);
