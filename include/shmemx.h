@@ -98,6 +98,25 @@ typedef struct {
  * SHOAL_DEVICE, else the PE's rank on its host modulo the number of GPUs. */
 #define SHMEMX_DEVICE_DEFAULT (-1)
 
+/* ---- Registering memory: a program's own buffer made symmetric ------------
+ *
+ *   double *x = malloc(n * sizeof(double));      // the same n on every PE
+ *   shmemx_buffer_register(x, n * sizeof(double)); // collective
+ *   shmem_double_put(x, src, n, pe);            // PE pe's x, at its own address
+ *   shmemx_buffer_unregister(x);                 // collective; x stays valid
+ *
+ * PEs of one host reach a registered buffer without a copy when it is
+ * private anonymous memory (malloc, posix_memalign, mmap MAP_PRIVATE |
+ * MAP_ANONYMOUS, NumPy and torch CPU arrays): its pages are moved onto a
+ * memfd in place, keeping address and contents, and moved back at
+ * unregister; the bytes that share its first and last pages come along and
+ * survive. Other memory (file-backed or shared mappings, the stack) is
+ * refused when the PE has a peer on its host; with none, the network
+ * transport registers the memory as it is. While register and unregister
+ * run, no other thread may write the buffer's pages (the first and last
+ * may hold other data too); a registered buffer's pages are shared with a
+ * fork()ed child. Buffers that share a page may both be registered. */
+
 /* ---- The device view of the job, for kernels (<shmemx_device.h>) ----------
  * What shmemx_dev_create makes and a kernel receives by value; the device
  * functions that use it are in <shmemx_device.h>. */

@@ -28,6 +28,23 @@ SHMEM_API void *SHMEM_FN(shmemx_malloc_device)(size_t size, int device);
 SHMEM_API void SHMEM_FN(shmemx_device_heap_info)(size_t *total, size_t *used, size_t *backed,
                                                  int *device);
 
+/* Collective over the world: makes the program's own buffer [ptr, ptr +
+ * size) symmetric, so RMA, AMO, signals and collectives accept it, until
+ * shmemx_buffer_unregister. Every PE passes a buffer of the same size; the
+ * addresses may differ (PE p's copy is reached at the same offset from
+ * p's ptr). Returns 0 on every PE, or non-zero on every PE after a message
+ * from the PE whose input was wrong (NULL, size 0 or differing, overlap
+ * with symmetric memory or another registration, memory of a kind Shoal
+ * cannot share). See "Registering memory" in shmemx.h for which memory
+ * PEs of one host reach without a copy and the rule on other threads. */
+SHMEM_API int SHMEM_FN(shmemx_buffer_register)(void *ptr, size_t size);
+
+/* Collective over the world: ends the registration of `ptr` (the pointer
+ * this PE registered). The buffer keeps its address and contents; later
+ * RMA, AMO and signals on it end the job as on any non-symmetric address.
+ * Non-zero on every PE when some PE did not register `ptr`. */
+SHMEM_API int SHMEM_FN(shmemx_buffer_unregister)(void *ptr);
+
 /* For bindings that must report bad input instead of ending the job (the
  * Python package): checks that the `len` bytes at `addr` are symmetric and
  * reachable on world PE `pe`, as every RMA, AMO and signal routine does

@@ -20,7 +20,7 @@ import torch as _torch
 import shoal as _shoal
 
 __all__ = ["empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like", "full_like",
-           "free", "numpy_of"]
+           "free", "numpy_of", "register", "unregister"]
 
 # Half types: NumPy has float16 but no bfloat16, so a bfloat16 tensor's memory
 # is a symmetric int16 array seen through Tensor.view(torch.bfloat16).
@@ -138,7 +138,7 @@ def numpy_of(x):
         owner = getattr(x, "_shoal_array", None)
         if owner is None and x._base is not None:
             owner = getattr(x._base, "_shoal_array", None)
-        if owner is not None and owner.base.freed:
+        if owner is not None and getattr(owner.base, "freed", False):
             raise _shoal.Error("shoal.torch: this tensor was freed (by shoal.torch.free); its "
                                "memory may belong to another tensor now")
         if x.requires_grad:
@@ -157,6 +157,37 @@ def free(t):
         raise ValueError("shoal.torch.free: the tensor was not made by shoal.torch.empty, "
                          "zeros, ones, full or a *_like")
     _shoal.free(a)
+
+
+def register(t):
+    """Make the CPU tensor ``t``'s own memory symmetric (collective: every PE
+    passes a contiguous tensor of the same size in bytes); returns a tensor
+    sharing that memory, which every routine here accepts, until
+    :func:`unregister`. ``t`` keeps working and its memory keeps its address
+    (see shoal.register and docs/python.md, "Registering arrays")."""
+    if not isinstance(t, _torch.Tensor):
+        raise TypeError(f"shoal.torch.register: expected a tensor, not {type(t).__name__}")
+    _check_device(t.device)
+    if not t.is_contiguous():
+        raise ValueError("shoal.torch.register: the tensor must be contiguous (pass "
+                         "t.contiguous(), the same size on every PE)")
+    v = _shoal.register(numpy_of(t))
+    r = _torch.from_numpy(v)
+    if t.dtype in _STORAGE:
+        r = r.view(t.dtype)
+    r._shoal_array = v         # the registration's view, for unregister
+    return r
+
+
+def unregister(t):
+    """End the registration of ``t``, a tensor :func:`register` returned
+    (collective). The memory stays the tensor's; routines that need symmetric
+    memory raise ``shoal.Error`` on it afterwards."""
+    a = getattr(t, "_shoal_array", None)
+    if a is None:
+        raise ValueError("shoal.torch.unregister: the tensor was not returned by "
+                         "shoal.torch.register")
+    _shoal.unregister(a)
 
 
 def _tensor_form(fn):

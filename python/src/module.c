@@ -947,8 +947,9 @@ PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddFunctions(m, shoalpy_sync_methods) < 0 ||
         PyModule_AddFunctions(m, shoalpy_coll_methods) < 0 ||
         PyModule_AddFunctions(m, shoalpy_bench_methods) < 0 ||
-        PyModule_AddFunctions(m, shoalpy_team_methods) < 0 || shoalpy_team_add_types(m) < 0 ||
-        shoalpy_cmp_add_enum(m) < 0)
+        PyModule_AddFunctions(m, shoalpy_register_methods) < 0 ||
+        shoalpy_register_add_types(m) < 0 || PyModule_AddFunctions(m, shoalpy_team_methods) < 0 ||
+        shoalpy_team_add_types(m) < 0 || shoalpy_cmp_add_enum(m) < 0)
         goto fail;
     struct {
         const char *name;

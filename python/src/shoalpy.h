@@ -253,6 +253,9 @@ extern PyMethodDef shoalpy_amo_methods[];
 extern PyMethodDef shoalpy_sync_methods[];
 extern PyMethodDef shoalpy_coll_methods[];
 extern PyMethodDef shoalpy_bench_methods[];
+extern PyMethodDef shoalpy_register_methods[];
+/* Readies the type behind shoal.register's views (register.c). */
+int shoalpy_register_add_types(PyObject *module);
 
 /* A method table row for an entry point taking (self, args, nargs, kwnames).
  * Its doc starts with the text signature, "name(params)\n--\n\n", so that

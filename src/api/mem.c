@@ -9,6 +9,7 @@
 #include "api/api.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/register.h"
 #include "core/state.h"
 #include "device/device_heap.h"
 #include "util/env.h"
@@ -117,6 +118,18 @@ SHOAL_API_DEF(void, shmemx_device_heap_info)
         *backed = b;
     if (device != NULL)
         *device = d;
+}
+
+SHOAL_API_DEF(int, shmemx_buffer_register)(void *ptr, size_t size)
+{
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    return shoal_register_collective(SHOAL_FN, ptr, size);
+}
+
+SHOAL_API_DEF(int, shmemx_buffer_unregister)(void *ptr)
+{
+    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    return shoal_unregister_collective(SHOAL_FN, ptr);
 }
 
 SHOAL_API_DEF(void *, shmalloc)(size_t size)

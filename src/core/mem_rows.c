@@ -140,7 +140,7 @@ int shoal_rows_add(void *base, size_t size, int memfd, shoal_mem_kind_t kind, co
         rows_info_t t;
         memcpy(&t, shoal_bootstrap_gather_at(&all, pe, &len), sizeof(t));
         if (pe != me && rt->lazy[pe])
-            shoal_shm_row_set(pe, (unsigned)row, t.fd, t.ino);
+            shoal_shm_row_set(pe, (unsigned)row, t.fd, t.ino, t.base);
     }
     if (shoal_net != NULL) {
         status = shoal_transport_mem_register(shoal_net, (unsigned)row, base, size, kind);

@@ -44,6 +44,15 @@ def kw_method(obj, cls, name, **kwargs):
     return getattr(obj, name)(**kwargs)
 
 
+def test_register_by_keyword():
+    mine = np.zeros(4, np.int64)
+    r = kw("register", a=mine)
+    kw("put", dest=r, source=np.full(4, ME), pe=RIGHT, ctx=None)
+    kw("barrier_all")
+    assert list(mine) == [LEFT] * 4
+    kw("unregister", a=r)
+
+
 def test_rma_by_keyword():
     a = kw("zeros", shape=4, dtype=np.int64)
     kw("put", dest=a, source=np.full(4, ME), pe=RIGHT, ctx=None)

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,13 @@ typedef struct {
     int32_t pid; /* 0: not on this host */
     int32_t fd[SHOAL_ROUTE_ROWS];
     uint64_t ino[SHOAL_ROUTE_ROWS];
+    /* Where the row starts in its first page: 0 for segments, the buffer's
+     * offset in its page for a registered buffer (mem/register.c). */
+    uint32_t off[SHOAL_ROUTE_ROWS];
+    /* The row's page in the peer: a registered buffer's memfd holds it at
+     * that file offset (the file is longer than the address); a segment's
+     * memfd starts with the row. */
+    uint64_t page[SHOAL_ROUTE_ROWS];
     uint8_t failed[SHOAL_ROUTE_ROWS];
 } shm_peer_t;
 
@@ -90,6 +98,42 @@ static int open_peer_fd(int pe, unsigned row, const shm_peer_t *p)
     return fd;
 }
 
+/* The bytes to map for pe's row of `size` bytes: whole pages from the start
+ * of the memfd to the row's end. */
+static size_t map_len(const shm_peer_t *p, unsigned row, uint64_t size)
+{
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return ((size_t)p->off[row] + (size_t)size + page - 1) & ~(page - 1);
+}
+
+/* Maps pe's row from its memfd: from file offset 0 for a segment, from the
+ * row's page for a registered buffer's memfd, which is longer than that
+ * page's address (mem/register.c). */
+static shoal_status_t map_row(int fd, const shm_peer_t *p, unsigned row, uint64_t size, char **b_p)
+{
+    struct stat st;
+    const size_t len = map_len(p, row, size);
+    if (p->page[row] == 0 || fstat(fd, &st) != 0 || (uint64_t)st.st_size < p->page[row] + len)
+        return shoal_segment_map_peer(fd, len, b_p);
+    void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd,
+                   (off_t)p->page[row]);
+    if (b == MAP_FAILED) {
+        SHOAL_ERROR("mmap of a peer's registered buffer (%zu bytes) failed: %m", len);
+        return SHOAL_ERR_SYSTEM;
+    }
+    *b_p = b;
+    return SHOAL_OK;
+}
+
+/* Unmaps pe's row mapped at `base` (the row's start, not the mapping's). */
+static void unmap_row(const shm_peer_t *p, unsigned row, uintptr_t base, uint64_t size)
+{
+    if (p == NULL)
+        shoal_segment_unmap_peer((char *)base, (size_t)size);
+    else
+        shoal_segment_unmap_peer((char *)(base - p->off[row]), map_len(p, row, size));
+}
+
 /* The route table's cold path: maps PE pe's row on first use. Returns the
  * base, or 0 when pe's row cannot be mapped here (another host, a row it
  * does not have, or a failure that was logged). Thread-safe. */
@@ -105,9 +149,9 @@ static uintptr_t shm_map_peer(const shoal_route_t *rt, int pe, unsigned row)
         goto out;
     int fd = open_peer_fd(pe, row, p);
     char *b = NULL;
-    if (fd >= 0 && shoal_segment_map_peer(fd, rt->row[row].size, &b) == SHOAL_OK) {
-        shoal_route_set_peer((shoal_route_t *)rt, pe, row, b);
-        base = (uintptr_t)b;
+    if (fd >= 0 && map_row(fd, p, row, rt->row[row].size, &b) == SHOAL_OK) {
+        shoal_route_set_peer((shoal_route_t *)rt, pe, row, b + p->off[row]);
+        base = (uintptr_t)b + p->off[row];
         shm.nmapped++;
     } else {
         p->failed[row] = 1; /* said once; later accesses fail without a new message */
@@ -267,13 +311,16 @@ out:
     return status;
 }
 
-void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino)
+void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino, uint64_t base)
 {
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
     pthread_mutex_lock(&shm.lock);
     if (shm.peer != NULL && (unsigned)pe < (unsigned)shm.npes && row < SHOAL_ROUTE_ROWS &&
         shm.peer[pe].pid != 0) {
         shm.peer[pe].fd[row] = fd;
         shm.peer[pe].ino[row] = ino;
+        shm.peer[pe].off[row] = (uint32_t)(base & (page - 1));
+        shm.peer[pe].page[row] = base & ~(page - 1);
         shm.peer[pe].failed[row] = 0;
     }
     pthread_mutex_unlock(&shm.lock);
@@ -289,13 +336,15 @@ void shoal_shm_row_unmap(shoal_route_t *rt, unsigned row)
             continue;
         uintptr_t base = shoal_route_peer_base(rt, pe, row);
         if (base != 0) {
-            shoal_segment_unmap_peer((char *)base, rt->row[row].size);
+            unmap_row(shm.peer != NULL ? &shm.peer[pe] : NULL, row, base, rt->row[row].size);
             shm.nmapped--;
         }
         shoal_route_set_peer(rt, pe, row, NULL);
         if (shm.peer != NULL && shm.peer[pe].pid != 0) {
             shm.peer[pe].fd[row] = -1;
             shm.peer[pe].ino[row] = 0;
+            shm.peer[pe].off[row] = 0;
+            shm.peer[pe].page[row] = 0;
             shm.peer[pe].failed[row] = 0;
         }
     }
@@ -320,7 +369,7 @@ void shoal_shm_disconnect(shoal_bootstrap_t *bs, shoal_route_t *rt)
         for (unsigned r = 0; r < SHOAL_ROUTE_ROWS; r++) {
             uintptr_t base = shoal_route_peer_base(rt, pe, r);
             if (base != 0)
-                shoal_segment_unmap_peer((char *)base, rt->row[r].size);
+                unmap_row(shm.peer != NULL ? &shm.peer[pe] : NULL, r, base, rt->row[r].size);
             shoal_route_set_peer(rt, pe, r, NULL);
         }
     }

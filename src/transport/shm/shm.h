@@ -22,8 +22,11 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
                                  int *node);
 /* A row added at run time (core/mem_rows.c): local PE `pe` published `fd`
  * (its number there, -1: none) with inode `ino` for `row`, which is mapped
- * on first use as the start-up rows are. Ignored for PEs of other hosts. */
-void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino);
+ * on first use as the start-up rows are; `base` is the row's address in that
+ * PE: a segment's memfd starts with the row; a registered buffer's memfd
+ * (mem/register.c) holds it at the file offset of its page.
+ * Ignored for PEs of other hosts. */
+void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino, uint64_t base);
 /* A row removed at run time: unmaps every peer's copy of `row` mapped here
  * and forgets their fds; this PE's own entry is left to the caller. */
 void shoal_shm_row_unmap(shoal_route_t *rt, unsigned row);
