@@ -25,7 +25,10 @@
 # sanitizer-reports/GROUP: any such file fails the run, also where its test
 # expected the job to fail (the bad-input and fault tests do) and where a
 # script kept the PE's output to itself. The first report ends the process
-# (halt_on_error).
+# (halt_on_error). UBSan's reports reach those files too only through
+# tests/sanitizer_ubsan_log.c, which tests/sanitized_build.sh links into
+# every program and library of the ASan+UBSan tree (gcc's libubsan would
+# otherwise write them to stderr).
 #
 # usage: scripts/test_sanitized.sh [BUILD_DIR [GROUP...]]
 #   BUILD_DIR: the main build (default ./build); the trees are
