@@ -17,6 +17,11 @@
 #             run runs it;
 #   gpu       needs a GPU, and nvcc takes none of the sanitizer flags;
 #   bench     (python) prints timings, which mean nothing under a sanitizer;
+#   install   (python) python_pip_venv.*: their first step, `python3 -m
+#             venv`, never ends with the python group's libasan preloaded
+#             (procps' pgrep hangs there too, in glibc's textdomain()); they
+#             test packaging, and the program they then run is
+#             python_doc_example's, which runs here;
 #   multihost (tsan) pretend hosts load UCX, whose libucm interposes mmap and
 #             madvise under ThreadSanitizer (docs/architecture.md); the UCX
 #             paths run under ASan in the asan group and in netns_asan.
@@ -128,7 +133,7 @@ for group in $groups; do
             continue
         fi
         extra_asan=:detect_leaks=0 preload=$libasan skip_extra='^python_mypy_examples$'
-        run_group python "$asan_tree" '^python$' '^(bench|gpu)$' || status=1
+        run_group python "$asan_tree" '^python$' '^(bench|gpu|install)$' || status=1
         ;;
     tsan)
         run_group tsan "$tsan_tree" '^(store|hang)$' '^(fuzz|gpu|multihost)$' || status=1
