@@ -41,6 +41,17 @@ void shoal_rma_device_copy(const char *fn, void *dst, const void *src, size_t le
 void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *source, size_t len,
                       int pe);
 
+/* The inline path leaves a NULL local buffer to fault in its memcpy, and the
+ * fault handler names the call (core/fault.c): a check would cost every
+ * transfer. UBSan stops at the NULL argument to memcpy before that fault, so
+ * a build with it sends a NULL local buffer the routed way, which names it
+ * the same way (the release fast path is unchanged). */
+#if defined(SHOAL_SANITIZE_UNDEFINED)
+#define SHOAL_RMA_LOCAL_IS_NULL(p) ((p) == NULL)
+#else
+#define SHOAL_RMA_LOCAL_IS_NULL(p) 0
+#endif
+
 SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const void *source,
                             size_t len, int pe)
 {
@@ -48,7 +59,7 @@ SHOAL_INLINE void shoal_rma(const char *fn, shoal_rma_t kind, void *dest, const 
         return;
     const int is_put = kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI;
     void *p = shoal_route_ptr(&shoal.route_fast, pe, is_put ? dest : source, len);
-    if (SHOAL_LIKELY(p != NULL)) {
+    if (SHOAL_LIKELY(p != NULL) && !SHOAL_RMA_LOCAL_IS_NULL(is_put ? source : dest)) {
         if (is_put)
             memcpy(p, source, len);
         else
