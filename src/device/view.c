@@ -19,6 +19,7 @@
 
 #define VIEW_MSG 640
 #define MONITOR_POLL_MS 10
+#define REPORT_GRACE_MS 100
 
 /* One host range registered with CUDA. */
 typedef struct {
@@ -64,16 +65,23 @@ static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
         break;
     case SHMEMX_DEV_REPORT_UNREACHABLE:
         snprintf(msg, len,
-                 "PE %d: %s (%s) aimed at address 0x%llx on PE %d, which this GPU cannot reach: "
-                 "a kernel reaches the symmetric memory (device heap, host heap and globals) of "
-                 "the PEs of its own host only, and the address must lie in it",
-                 r->pe, r->call, where, (unsigned long long)r->addr, r->target);
+                 "PE %d: %s (%s) aimed at address 0x%llx (%llu bytes) on PE %d, which this GPU "
+                 "cannot reach: a kernel reaches the symmetric memory (device heap, host heap "
+                 "and globals) of the PEs of its own host only, and the whole range must lie in "
+                 "one of them",
+                 r->pe, r->call, where, (unsigned long long)r->addr,
+                 (unsigned long long)r->expected, r->target);
         break;
     default:
         snprintf(msg, len, "PE %d: %s (%s) got a bad argument: %lld (the limit is %llu)", r->pe,
                  r->call, where, (long long)r->expected, (unsigned long long)r->last);
         break;
     }
+    const size_t used = strlen(msg);
+    if (r->others != 0 && used < len)
+        snprintf(msg + used, len - used,
+                 " (%u other thread%s of this PE failed at the same time; this is the first)",
+                 r->others, r->others == 1 ? "" : "s");
 }
 
 static void *monitor_main(void *arg)
@@ -83,6 +91,9 @@ static void *monitor_main(void *arg)
     const struct timespec poll = {0, MONITOR_POLL_MS * 1000000L};
     while (!__atomic_load_n(&view.stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&view.mailbox->report.state, __ATOMIC_ACQUIRE) == 2) {
+            /* A moment for threads that failed with the first to count themselves. */
+            const struct timespec grace = {0, REPORT_GRACE_MS * 1000000L};
+            nanosleep(&grace, NULL);
             char msg[VIEW_MSG];
             report_text(&view.mailbox->report, msg, sizeof(msg));
             SHOAL_ERROR("a kernel stopped: %s; ending the job", msg);

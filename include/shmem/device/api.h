@@ -9,7 +9,11 @@
 #ifndef SHMEM_DEVICE_API_H
 #define SHMEM_DEVICE_API_H
 
-/* Files a report for the host (the first one wins) and stops the kernel. */
+/* Files a report for the host and stops the kernel. The first thread to
+ * fail writes the report; any other that fails meanwhile counts itself in
+ * `others` and waits (up to a second) until that report is complete before
+ * it stops: on a GPU its trap would end the kernel, and with it the
+ * winner's half-written report. */
 SHMEMX_DEV_FN void shmemx_dev__report(shmemx_dev_t d, uint32_t code, const char *call, int target,
                                       const void *addr, uint64_t expected, uint64_t last, int cmp,
                                       uint64_t waited_ns)
@@ -32,31 +36,56 @@ SHMEMX_DEV_FN void shmemx_dev__report(shmemx_dev_t d, uint32_t code, const char 
         w->call[i] = '\0';
         shmemx_dev__quiet();
         shmemx_dev__st_release32(&r->state, 2);
+    } else {
+        (void)shmemx_dev__atom_add32(&r->others, 1);
+        const uint64_t t0 = shmemx_dev__now_ns();
+        unsigned spins = 0;
+        while (shmemx_dev__ld_acquire32(&r->state) != 2 && shmemx_dev__now_ns() - t0 < 1000000000u)
+            shmemx_dev__pause(&spins);
     }
     shmemx_dev__halt();
 }
 
-/* Where this GPU sees PE pe's copy of symmetric address addr, or NULL. */
-SHMEMX_DEV_FN void *shmemx_dev_ptr(shmemx_dev_t d, const void *addr, int pe)
+/* Where this GPU sees PE pe's copy of [addr, addr + n), or NULL when the
+ * PE is out of reach or the range does not lie whole inside one row (the
+ * host's data path checks the whole range too). The loop runs over the
+ * table's fixed size, unrolled, so every row is read at a constant index:
+ * a loop bounded by d.nrows would index the by-value handle at run time,
+ * which copies all of it to local memory on every lookup. */
+SHMEMX_DEV_FN void *shmemx_dev__ptr_range(shmemx_dev_t d, const void *addr, size_t n, int pe)
 {
     if ((unsigned)pe >= (unsigned)d.npes)
         return NULL;
-    for (unsigned r = 0; r < d.nrows; r++) {
-        uint64_t off = (uint64_t)(uintptr_t)addr - d.row[r].base;
-        if (off < d.row[r].size) {
-            uint64_t base = d.peer[(size_t)pe * SHMEMX_DEV_ROWS + r];
-            return base != 0 ? (void *)(uintptr_t)(base + off) : NULL;
+    const uint64_t a = (uint64_t)(uintptr_t)addr;
+    unsigned row = SHMEMX_DEV_ROWS;
+    uint64_t off = 0;
+    SHMEMX_DEV__UNROLL
+    for (unsigned r = 0; r < SHMEMX_DEV_ROWS; r++) {
+        const uint64_t o = a - d.row[r].base;
+        if (r < d.nrows && o < d.row[r].size && (uint64_t)n <= d.row[r].size - o) {
+            row = r;
+            off = o;
         }
     }
-    return NULL;
+    if (row == SHMEMX_DEV_ROWS)
+        return NULL;
+    const uint64_t base = d.peer[(size_t)pe * SHMEMX_DEV_ROWS + row];
+    return base != 0 ? (void *)(uintptr_t)(base + off) : NULL;
 }
 
-/* The same, for the data path: what cannot be reached is reported. */
-SHMEMX_DEV_FN void *shmemx_dev__route(shmemx_dev_t d, const void *addr, int pe, const char *call)
+SHMEMX_DEV_FN void *shmemx_dev_ptr(shmemx_dev_t d, const void *addr, int pe)
 {
-    void *p = shmemx_dev_ptr(d, addr, pe);
+    return shmemx_dev__ptr_range(d, addr, 1, pe);
+}
+
+/* The same, for the data path: what cannot be reached is reported (with
+ * the length, in the report's `expected`). */
+SHMEMX_DEV_FN void *shmemx_dev__route(shmemx_dev_t d, const void *addr, size_t n, int pe,
+                                      const char *call)
+{
+    void *p = shmemx_dev__ptr_range(d, addr, n, pe);
     if (p == NULL)
-        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, addr, 0, 0, -1, 0);
+        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, addr, (uint64_t)n, 0, -1, 0);
     return p;
 }
 
@@ -138,7 +167,7 @@ SHMEMX_DEV_FN void shmemx_dev__put(shmemx_dev_t d, void *dest, const void *src, 
         shmemx_dev__sync_scope(scope);
         return;
     }
-    void *to = shmemx_dev__route(d, dest, pe, call);
+    void *to = shmemx_dev__route(d, dest, n, pe, call);
     shmemx_dev__copy(to, src, n, shmemx_dev__lane_of(scope), shmemx_dev__lanes_of(scope));
     shmemx_dev__sync_scope(scope);
 }
@@ -150,7 +179,7 @@ SHMEMX_DEV_FN void shmemx_dev__get(shmemx_dev_t d, void *dest, const void *src, 
         shmemx_dev__sync_scope(scope);
         return;
     }
-    const void *from = shmemx_dev__route(d, src, pe, call);
+    const void *from = shmemx_dev__route(d, src, n, pe, call);
     shmemx_dev__copy(dest, from, n, shmemx_dev__lane_of(scope), shmemx_dev__lanes_of(scope));
     shmemx_dev__sync_scope(scope);
 }
@@ -160,7 +189,7 @@ SHMEMX_DEV_FN void shmemx_dev__signal(shmemx_dev_t d, uint64_t *sig_addr, uint64
                                       int sig_op, int pe, int scope, const char *call)
 {
     if (shmemx_dev__lane_of(scope) == 0) {
-        uint64_t *sig = (uint64_t *)shmemx_dev__route(d, sig_addr, pe, call);
+        uint64_t *sig = (uint64_t *)shmemx_dev__route(d, sig_addr, sizeof(uint64_t), pe, call);
         if (scope != 0)
             shmemx_dev__fence();
         if (sig_op == SHMEM_SIGNAL_ADD)
@@ -256,11 +285,12 @@ SHMEMX_DEV__SCOPES(SHMEMX_DEV__MEM_FNS)
     SHMEMX_DEV__TYPED_SCOPE(T, N, _block, 2)                                                       \
     SHMEMX_DEV_FN void shmemx_dev_##N##_p(shmemx_dev_t d, T *dest, T value, int pe)                \
     {                                                                                              \
-        *(volatile T *)shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_p") = value;              \
+        *(volatile T *)shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_p") = value;   \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_g(shmemx_dev_t d, const T *src, int pe)                       \
     {                                                                                              \
-        return *(const volatile T *)shmemx_dev__route(d, src, pe, "shmemx_dev_" #N "_g");          \
+        return *(const volatile T *)shmemx_dev__route(d, src, sizeof(T), pe,                       \
+                                                      "shmemx_dev_" #N "_g");                      \
     }
 SHMEMX_DEV_RMA_TYPES(SHMEMX_DEV__TYPED, )
 
@@ -350,17 +380,18 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__WORD_FNS, )
 #define SHMEMX_DEV__EXTENDED_AMO(T, N, unused)                                                     \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch(shmemx_dev_t d, const T *source, int pe)         \
     {                                                                                              \
-        const void *p = shmemx_dev__route(d, source, pe, "shmemx_dev_" #N "_atomic_fetch");        \
+        const void *p =                                                                            \
+            shmemx_dev__route(d, source, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch");         \
         return shmemx_dev__##N##_value(shmemx_dev__##N##_load(p));                                 \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_set(shmemx_dev_t d, T *dest, T value, int pe)       \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_set");                  \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_set");       \
         shmemx_dev__##N##_store(p, shmemx_dev__##N##_bits(value));                                 \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_swap(shmemx_dev_t d, T *dest, T value, int pe)         \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_swap");                 \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_swap");      \
         return shmemx_dev__##N##_value(                                                            \
             shmemx_dev__##N##_rmw(p, SHMEMX_DEV__EXCH, shmemx_dev__##N##_bits(value), 0));         \
     }
@@ -370,29 +401,30 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__EXTENDED_AMO, )
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_compare_swap(shmemx_dev_t d, T *dest, T cond, T value, \
                                                          int pe)                                   \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_compare_swap");         \
+        void *p =                                                                                  \
+            shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_compare_swap");    \
         return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(                                      \
             p, SHMEMX_DEV__CAS, shmemx_dev__##N##_bits(value), shmemx_dev__##N##_bits(cond)));     \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_add(shmemx_dev_t d, T *dest, T value, int pe)    \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_fetch_add");            \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_add"); \
         return shmemx_dev__##N##_value(                                                            \
             shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0));          \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_add(shmemx_dev_t d, T *dest, T value, int pe)       \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_add");                  \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_add");       \
         (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0);         \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_inc(shmemx_dev_t d, T *dest, int pe)             \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_fetch_inc");            \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_inc"); \
         return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0));           \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_inc(shmemx_dev_t d, T *dest, int pe)                \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_inc");                  \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_inc");       \
         (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0);                                     \
     }
 SHMEM_STANDARD_AMO_TYPES(SHMEMX_DEV__STANDARD_AMO, )
@@ -404,13 +436,14 @@ SHMEM_STANDARD_AMO_TYPES(SHMEMX_DEV__STANDARD_AMO, )
 #define SHMEMX_DEV__BITWISE_OP(T, N, name, op)                                                     \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_##name(shmemx_dev_t d, T *dest, T value, int pe) \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_fetch_" #name);         \
+        void *p =                                                                                  \
+            shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_" #name);    \
         return shmemx_dev__##N##_value(                                                            \
             shmemx_dev__##N##_rmw(p, op, shmemx_dev__##N##_bits(value), 0));                       \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_##name(shmemx_dev_t d, T *dest, T value, int pe)    \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, pe, "shmemx_dev_" #N "_atomic_" #name);               \
+        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_" #name);    \
         (void)shmemx_dev__##N##_rmw(p, op, shmemx_dev__##N##_bits(value), 0);                      \
     }
 SHMEM_BITWISE_AMO_TYPES(SHMEMX_DEV__BITWISE_AMO, )
@@ -549,7 +582,8 @@ SHMEMX_DEV_FN void shmemx_dev__team_sync(shmemx_dev_t d, shmemx_dev_team_t t, co
     for (int i = 0; i < t.size; i++) {
         int pe = shmemx_dev_team_pe(t, i);
         if (pe != d.my_pe)
-            shmemx_dev__st_release64(shmemx_dev__route(d, flags + d.my_pe, pe, call), seq);
+            shmemx_dev__st_release64(
+                shmemx_dev__route(d, flags + d.my_pe, sizeof(uint64_t), pe, call), seq);
     }
     for (int i = 0; i < t.size; i++) {
         int pe = shmemx_dev_team_pe(t, i);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #define SHMEMX_DEV_FN static inline __attribute__((always_inline, unused))
+#define SHMEMX_DEV__UNROLL /* the handle is in registers or on the stack alike */
 
 /* ---- loads and stores ---------------------------------------------------- */
 

@@ -12,6 +12,9 @@
 #define SHMEM_DEVICE_PTX_H
 
 #define SHMEMX_DEV_FN static __device__ __forceinline__
+/* Before a loop of constant trip count that must unroll (indices into the
+ * by-value handle must be constants, or it goes to local memory). */
+#define SHMEMX_DEV__UNROLL _Pragma("unroll")
 
 /* ---- loads and stores ---------------------------------------------------- */
 
