@@ -127,9 +127,23 @@ SHMEMX_DEV_FN void shmemx_dev__copy(void *dst, const void *src, size_t n, unsign
     const char *s = (const char *)src;
     size_t i = 0;
     if ((((uintptr_t)d | (uintptr_t)s) & 15) == 0) {
+        /* Four 16-byte loads in flight per lane, then their stores: one
+         * load at a time leaves a remote or host link mostly idle. */
         const size_t nv = n / sizeof(shmemx_dev__vec_t);
-        for (size_t k = lane; k < nv; k += nlanes)
-            ((shmemx_dev__vec_t *)d)[k] = ((const shmemx_dev__vec_t *)s)[k];
+        shmemx_dev__vec_t *dv = (shmemx_dev__vec_t *)d;
+        const shmemx_dev__vec_t *sv = (const shmemx_dev__vec_t *)s;
+        const size_t group = 4 * (size_t)nlanes, rounds = nv / group;
+        for (size_t r = 0; r < rounds; r++) {
+            const size_t k = r * group + lane;
+            const shmemx_dev__vec_t v0 = sv[k], v1 = sv[k + nlanes], v2 = sv[k + 2 * nlanes],
+                                    v3 = sv[k + 3 * nlanes];
+            dv[k] = v0;
+            dv[k + nlanes] = v1;
+            dv[k + 2 * nlanes] = v2;
+            dv[k + 3 * nlanes] = v3;
+        }
+        for (size_t k = rounds * group + lane; k < nv; k += nlanes)
+            dv[k] = sv[k];
         i = nv * sizeof(shmemx_dev__vec_t);
     } else if ((((uintptr_t)d | (uintptr_t)s) & 7) == 0) {
         const size_t nw = n / 8;
@@ -184,18 +198,26 @@ SHMEMX_DEV_FN void shmemx_dev__get(shmemx_dev_t d, void *dest, const void *src, 
     shmemx_dev__sync_scope(scope);
 }
 
-/* The signal after the data: one thread of the group, after a system fence. */
+/* The signal after the data, one system fence in all: a thread's own
+ * signal is a release store or add; a group's (already synchronized by the
+ * copy, so lane 0 has seen every lane's data) is one fence by lane 0, then
+ * a relaxed store or add (a release there would fence a second time). */
 SHMEMX_DEV_FN void shmemx_dev__signal(shmemx_dev_t d, uint64_t *sig_addr, uint64_t signal,
                                       int sig_op, int pe, int scope, const char *call)
 {
     if (shmemx_dev__lane_of(scope) == 0) {
         uint64_t *sig = (uint64_t *)shmemx_dev__route(d, sig_addr, sizeof(uint64_t), pe, call);
-        if (scope != 0)
-            shmemx_dev__fence();
-        if (sig_op == SHMEM_SIGNAL_ADD)
+        if (scope == 0 && sig_op == SHMEM_SIGNAL_ADD)
             shmemx_dev__add_release64(sig, signal);
-        else
+        else if (scope == 0)
             shmemx_dev__st_release64(sig, signal);
+        else {
+            shmemx_dev__fence();
+            if (sig_op == SHMEM_SIGNAL_ADD)
+                (void)shmemx_dev__atom_add64(sig, signal);
+            else
+                shmemx_dev__st_relaxed64(sig, signal);
+        }
     }
     shmemx_dev__sync_scope(scope);
 }
@@ -512,20 +534,40 @@ SHMEMX_DEV_FN uint64_t shmemx_dev__load_word(const void *p, unsigned size, int s
     return sign ? (uint64_t)(int64_t)(int16_t)v : v;
 }
 
-/* Waits until the word at p compares `cmp` to value; returns the word. */
+/* A relaxed load of the same, for polling. */
+SHMEMX_DEV_FN uint64_t shmemx_dev__poll_word(const void *p, unsigned size, int sign)
+{
+    if (size == 8)
+        return shmemx_dev__ld_relaxed64(p);
+    if (size == 4) {
+        uint32_t v = shmemx_dev__ld_relaxed32(p);
+        return sign ? (uint64_t)(int64_t)(int32_t)v : v;
+    }
+    uint16_t v = shmemx_dev__ld_relaxed16(p);
+    return sign ? (uint64_t)(int64_t)(int16_t)v : v;
+}
+
+/* Waits until the word at p compares `cmp` to value; returns the word.
+ * Polls with relaxed loads (an acquire load on every poll would invalidate
+ * the L1 each time) and acquires once, with a fence, after the word
+ * compares: what the writer released before it is then visible. */
 SHMEMX_DEV_FN uint64_t shmemx_dev__wait(shmemx_dev_t d, const void *p, unsigned size, int sign,
                                         int cmp, uint64_t value, const char *call)
 {
-    uint64_t v = shmemx_dev__load_word(p, size, sign);
-    if (shmemx_dev__compare(cmp, sign, v, value))
+    uint64_t v = shmemx_dev__poll_word(p, size, sign);
+    if (shmemx_dev__compare(cmp, sign, v, value)) {
+        shmemx_dev__fence();
         return v;
+    }
     const uint64_t t0 = shmemx_dev__now_ns();
     unsigned spins = 0;
     for (;;) {
         shmemx_dev__pause(&spins);
-        v = shmemx_dev__load_word(p, size, sign);
-        if (shmemx_dev__compare(cmp, sign, v, value))
+        v = shmemx_dev__poll_word(p, size, sign);
+        if (shmemx_dev__compare(cmp, sign, v, value)) {
+            shmemx_dev__fence();
             return v;
+        }
         const uint64_t waited = shmemx_dev__now_ns() - t0;
         if (d.timeout_ns != 0 && waited > d.timeout_ns)
             shmemx_dev__report(d, SHMEMX_DEV_REPORT_TIMEOUT, call, d.my_pe, p, value, v, cmp,

@@ -34,6 +34,11 @@ SHMEMX_DEV_FN uint64_t shmemx_dev__ld_acquire64(const void *p)
     return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
 }
 
+SHMEMX_DEV_FN uint16_t shmemx_dev__ld_relaxed16(const void *p)
+{
+    return __atomic_load_n((const uint16_t *)p, __ATOMIC_RELAXED);
+}
+
 SHMEMX_DEV_FN uint32_t shmemx_dev__ld_relaxed32(const void *p)
 {
     return __atomic_load_n((const uint32_t *)p, __ATOMIC_RELAXED);

@@ -39,6 +39,13 @@ SHMEMX_DEV_FN uint64_t shmemx_dev__ld_acquire64(const void *p)
     return v;
 }
 
+SHMEMX_DEV_FN uint16_t shmemx_dev__ld_relaxed16(const void *p)
+{
+    uint16_t v;
+    asm volatile("ld.relaxed.sys.u16 %0, [%1];" : "=h"(v) : "l"(p) : "memory");
+    return v;
+}
+
 SHMEMX_DEV_FN uint32_t shmemx_dev__ld_relaxed32(const void *p)
 {
     uint32_t v;
