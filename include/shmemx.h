@@ -140,7 +140,7 @@ typedef struct {
     uint32_t block[3], thread[3];
     uint64_t addr, expected, last, waited_ns;
     int32_t cmp;
-    uint32_t reserved;
+    uint32_t others; /* how many other threads failed while this report was filed */
     char call[48];
 } shmemx_dev_report_t;
 

@@ -1,31 +1,115 @@
 #!/usr/bin/env bash
-# gpu-check.sh [BUILD_DIR]: every device test on this machine's GPU(s), at
-# 1, 2 and 4 PEs sharing them, with a timeout each, and a compact summary.
+# gpu-check.sh [BUILD_DIR]: the device side on this machine's GPU, as one
+# staged run that fits a 10-minute command and says what it saw even when
+# something hangs:
+#   stage 0  facts, no kernels: uname, nvidia-smi (compute and persistence
+#            mode), whether MPS is installed; persistence mode on, or a
+#            holder process keeping the GPU initialized between the short
+#            PE processes; cuobjdump -sass counts of the fences in the kernels
+#   stage 1  a smoke test of at most ~60 s: the device heap at 1 and 2 PEs,
+#            a kernel into a peer, the device API test at 1 PE -- any failure
+#            stops the run here
+#   stage 2  the numbers at 2 PEs, each printed as soon as measured
+#   stage 3  4 PEs, and the failure paths (a kernel's report ends the job)
+#   stage 4  only if time remains and MPS is installed: stage 2's numbers
+#            under an MPS daemon of this run's own (pipe and log folders in
+#            the run's temporary folder; stopped on every path)
+# A global deadline (SHOAL_GPU_CHECK_DEADLINE, 420 s after the start) skips
+# whatever is left; each test gets SHOAL_GPU_TEST_TIMEOUT (40) s. Runs with
+# SHMEM_SYMMETRIC_SIZE=64M and SHOAL_DEVICE_WAIT_TIMEOUT=15; matmul checks a
+# 512^3 product except one timed 1024^3 run. When OUT is set, the log
+# ($OUT/gpu-check.log) and a tarball of every test's log
+# ($OUT/gpu-check-logs.tar.gz) are written there by an exit trap, whatever
+# happened. A compact summary is printed last.
 #
-# Uses BUILD_DIR (default build-gpu) when it already holds the device tests
-# (a build carried from another machine works: nothing depends on its old
-# paths here); otherwise configures it with -DSHOAL_WITH_CUDA=ON (AUTO
-# when there is no nvcc, and then the kernel tests are missing) and builds
-# only what the tests need. Prints nvidia-smi first. On a machine without a
-# GPU it still runs: the GPU tests report SKIP, never PASS. Exit status 0
-# when nothing failed. Meant to finish well within 8 minutes on one H200.
+# Without a GPU it still runs (CI does, device_gpu_check_nogpu): every GPU
+# step is SKIP, exit status 0, well under a minute with a ready build.
+# Uses BUILD_DIR (default build-gpu) when it holds the device tests (a build
+# carried from another machine works); SHOAL_GPU_CHECK_BUILD=no uses it as
+# it is; otherwise it is configured (-DSHOAL_WITH_CUDA=ON where nvcc is)
+# and only what the tests need is built.
 set -u
 t0=$(date +%s)
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$repo/build-gpu}
 case $build in /*) ;; *) build=$PWD/$build ;; esac
-per_test=${SHOAL_GPU_TEST_TIMEOUT:-90}
+per_test=${SHOAL_GPU_TEST_TIMEOUT:-40}
+deadline=${SHOAL_GPU_CHECK_DEADLINE:-420}
+export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-64M}
+export SHOAL_DEVICE_WAIT_TIMEOUT=${SHOAL_DEVICE_WAIT_TIMEOUT:-15}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/shoal-gpu-check.XXXXXX")
+holder_pid="" mps_dir=""
 
-echo "== nvidia-smi"
-if command -v nvidia-smi >/dev/null 2>&1; then
-    timeout 30 nvidia-smi 2>&1 | head -30
-    timeout 30 nvidia-smi --query-gpu=name,compute_mode,memory.total,driver_version \
-        --format=csv 2>&1 | head -5
-else
-    echo "nvidia-smi: not found (no NVIDIA driver on this machine)"
-fi
+# What the run saw is kept on every path (the parent shell's trap); what it
+# started (the holder, an MPS daemon) stops on every path (main's own trap:
+# main runs in the pipeline's subshell, where those are known).
+stop_children() {
+    [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
+    [ -n "$mps_dir" ] && mps_stop
+    holder_pid=""
+    return 0
+}
+finish() {
+    if [ -n "${OUT:-}" ]; then
+        mkdir -p "$OUT"
+        cp "$logs/gpu-check.log" "$OUT/gpu-check.log" 2>/dev/null
+        tar czf "$OUT/gpu-check-logs.tar.gz" -C "$logs" . 2>/dev/null
+    fi
+    rm -rf "$logs"
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
 
+mps_stop() {
+    CUDA_MPS_PIPE_DIRECTORY=$mps_dir/pipe CUDA_MPS_LOG_DIRECTORY=$mps_dir/log \
+        timeout 10 nvidia-cuda-mps-control <<<quit >/dev/null 2>&1
+    mps_dir=""
+}
+
+results=()
+pass=0 fail=0 skip=0 stopped=""
+record() { # record NAME SECONDS_TENTHS VERDICT
+    results+=("$(printf '%-28s %4d.%d s  %s' "$1" $(($2 / 10)) $(($2 % 10)) "$3")")
+}
+# run NAME COMMAND...: one test; SKIP without a GPU, after a failed smoke
+# stage, or past the deadline.
+run() {
+    local name=$1
+    shift
+    if [ "$have_gpu" != 1 ]; then
+        record "$name" 0 "SKIP (no GPU)"; skip=$((skip + 1)); return 0
+    elif [ -n "$stopped" ]; then
+        record "$name" 0 "SKIP ($stopped)"; skip=$((skip + 1)); return 0
+    elif [ $(($(date +%s) - t0)) -ge "$deadline" ]; then
+        record "$name" 0 "SKIP (past the ${deadline} s deadline)"; skip=$((skip + 1)); return 0
+    fi
+    local s e rc verdict
+    s=$(date +%s%N)
+    timeout -k 5 "$per_test" "$@" >"$logs/$name.log" 2>&1
+    rc=$?
+    e=$(date +%s%N)
+    case $rc in
+    0) verdict=PASS; pass=$((pass + 1)) ;;
+    77) verdict=SKIP; skip=$((skip + 1)) ;;
+    124 | 137) verdict="FAIL (timed out after ${per_test} s)"; fail=$((fail + 1)) ;;
+    *) verdict="FAIL (status $rc)"; fail=$((fail + 1)) ;;
+    esac
+    record "$name" $(((e - s) / 100000000)) "$verdict"
+    if [ "${verdict%% *}" = FAIL ]; then
+        echo "---- $name: $verdict; last lines:"
+        tail -25 "$logs/$name.log"
+        return 1
+    fi
+    return 0
+}
+# show NAME PATTERN: the lines of a test's log that hold its numbers, now.
+show() {
+    [ -f "$logs/$1.log" ] && grep -E "$2" "$logs/$1.log" | sed "s/^/  $1: /"
+    return 0
+}
+
+main() {
+trap stop_children EXIT
 echo "== build ($build)"
 need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
       tests/device/device_misuse tests/device/dev_api_emul tests/device/device_stream
@@ -44,13 +128,15 @@ targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_no
     shoal_fake_cuda dev_api_emul device_stream)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
     [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
-if [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
+if [ "$have" = 1 ] && [ "${SHOAL_GPU_CHECK_BUILD:-yes}" = no ]; then
+    echo "using the build in $build as it is (SHOAL_GPU_CHECK_BUILD=no)"
+elif [ "$have" = 1 ] && [ "$cached_src" = "$repo" ] && command -v cmake >/dev/null; then
     # This tree's own build: bring it up to date (a carried one is used as is).
     echo "updating the build in $build"
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
         echo "gpu-check: building failed"
-        exit 1
+        return 1
     fi
 elif [ "$have" = 1 ]; then
     echo "using the build already in $build (made from $cached_src)"
@@ -73,112 +159,142 @@ else
         >"$logs/configure.log" 2>&1; then
         tail -30 "$logs/configure.log"
         echo "gpu-check: configuring failed"
-        exit 1
+        return 1
     fi
     grep -E "CUDA device heap" "$logs/configure.log"
     [ -n "$nvcc" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
     if ! cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$logs/build.log" 2>&1; then
         grep -E "error|Error" "$logs/build.log" | head -30
         echo "gpu-check: building failed"
-        exit 1
+        return 1
     fi
 fi
 tb=$(date +%s)
 echo "build ready after $((tb - t0)) s"
 # The build's RPATH may name another machine's directories.
 export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-"$build/tools/shoal-info" 2>/dev/null | grep -E "^Build|CUDA:" || true
 dev=$build/tests/device
 src=$repo/tests/device
 shoalrun=$build/tools/shoalrun
-fake=$dev/libshoal_fake_cuda.so
-"$dev/gpu_probe"
+"$build/tools/shoal-info" 2>/dev/null | grep -E "^Build|CUDA:" || true
 
-results=()
-pass=0 fail=0 skip=0
-run() { # run NAME COMMAND...: one test, its status recorded
-    local name=$1
-    shift
-    local s e rc verdict
-    s=$(date +%s%N)
-    timeout -k 5 "$per_test" "$@" >"$logs/$name.log" 2>&1
-    rc=$?
-    e=$(date +%s%N)
-    case $rc in
-    0) verdict=PASS; pass=$((pass + 1)) ;;
-    77) verdict=SKIP; skip=$((skip + 1)) ;;
-    124 | 137) verdict="FAIL (timed out after ${per_test} s)"; fail=$((fail + 1)) ;;
-    *) verdict="FAIL (status $rc)"; fail=$((fail + 1)) ;;
-    esac
-    local ds=$(((e - s) / 100000000))
-    results+=("$(printf '%-26s %4d.%d s  %s' "$name" $((ds / 10)) $((ds % 10)) "$verdict")")
-    if [ "${verdict%% *}" = FAIL ]; then
-        echo "---- $name: $verdict; last lines:"
-        tail -25 "$logs/$name.log"
-    fi
-}
-
-echo "== tests (each at most $per_test s)"
-if [ -x "$dev/cuda_abi_check" ]; then
-    run device_cuda_abi "$dev/cuda_abi_check"
+echo "== stage 0: facts"
+uname -a
+have_gpu=0
+if "$dev/gpu_probe"; then have_gpu=1; fi
+if command -v nvidia-smi >/dev/null 2>&1; then
+    timeout 20 nvidia-smi --query-gpu=name,pci.bus_id,compute_mode,persistence_mode,memory.total,driver_version \
+        --format=csv 2>&1 | head -5
+else
+    echo "nvidia-smi: not found (no NVIDIA driver on this machine)"
 fi
-for n in 1 2 4; do
-    run "device_errors.np$n" "$src/run_device_errors.sh" "$shoalrun" "$dev/device_nogpu" "$fake" "$n"
-    run "device_fake_heap.np$n" env SHOAL_CUDA_LIBRARY="$fake" SHOAL_TEST_FAKE_CUDA=1 \
-        "$shoalrun" -n "$n" --timeout 60 "$dev/device_heap"
-    run "gpu_device_heap.np$n" env SHOAL_LOG_LEVEL=3 SHOAL_DEBUG_SUBSYS=device \
-        "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_heap"
-    run "gpu_device_stream.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
-        "$dev/device_stream"
-    run "device_api_fake.np$n" env SHOAL_CUDA_LIBRARY="$fake" \
-        "$shoalrun" -n "$n" --timeout 60 "$dev/dev_api_emul"
-    if [ -x "$dev/device_kernel" ]; then
-        run "gpu_device_kernel.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
-            "$dev/device_kernel"
-        run "gpu_device_api.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 \
-            "$dev/dev_api_gpu"
-        run "gpu_matmul_allreduce.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 80 \
-            "$dev/matmul_allreduce_cuda" -m 1024 -n 1024 -k 1024 -t 64 -r 5
+if command -v nvidia-cuda-mps-control >/dev/null 2>&1; then
+    echo "MPS: $(command -v nvidia-cuda-mps-control)"
+else
+    echo "MPS: nvidia-cuda-mps-control not found (stage 4 will be skipped)"
+fi
+if [ "$have_gpu" = 1 ]; then
+    # Each PE process would otherwise initialize the GPU anew (1-3 s).
+    if timeout 20 nvidia-smi -pm 1 >/dev/null 2>&1; then
+        echo "persistence mode: on"
     else
-        results+=("$(printf '%-26s %6s    %s' "gpu_device_kernel.np$n" "-" "NOT BUILT (no nvcc)")")
-        fail=$((fail + 1))
+        "$dev/gpu_probe" hold >"$logs/holder.log" 2>&1 &
+        holder_pid=$!
+        echo "persistence mode: cannot be set; a holder process ($holder_pid) keeps the GPU initialized"
     fi
+fi
+if [ -x "$dev/dev_api_gpu" ] && command -v cuobjdump >/dev/null 2>&1; then
+    cuobjdump -sass "$dev/dev_api_gpu" >"$logs/dev_api_gpu.sass" 2>&1
+    echo "fences in dev_api_gpu's kernels (cuobjdump -sass):" \
+        "MEMBAR.SYS $(grep -c 'MEMBAR.*SYS' "$logs/dev_api_gpu.sass")," \
+        "FENCE $(grep -c 'FENCE' "$logs/dev_api_gpu.sass")," \
+        "ERRBAR $(grep -c 'ERRBAR' "$logs/dev_api_gpu.sass")"
+else
+    echo "cuobjdump -sass: SKIP (no cuobjdump or no dev_api_gpu)"
+fi
+kernels=1
+[ -x "$dev/device_kernel" ] || { kernels=0; echo "the kernel tests are not built (no nvcc): their steps are SKIP"; }
+gpu() { run "$@"; } # a GPU step
+
+echo "== stage 1: smoke (stops the run on a failure)"
+for step in "gpu_device_heap.np1 1 device_heap" "gpu_device_heap.np2 2 device_heap" \
+    "gpu_device_kernel.np2 2 device_kernel" "gpu_device_api.np1 1 dev_api_gpu"; do
+    set -- $step
+    [ -x "$dev/$3" ] || { record "$1" 0 "SKIP (not built)"; skip=$((skip + 1)); continue; }
+    gpu "$1" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$2" 30 "$dev/$3" ||
+        stopped="the smoke stage failed"
 done
 
+echo "== stage 2: the numbers at 2 PEs"
 if [ -x "$dev/device_perf" ]; then
-    run gpu_device_perf.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 60 "$dev/device_perf"
+    gpu gpu_device_perf.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_perf"
+    show gpu_device_perf.np2 "device_perf|GPU|MPS|put\+signal|putmem|barrier|in-process|skipped"
 fi
+gpu gpu_device_bw.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_bw"
+show gpu_device_bw.np2 "^host ->|skipped"
+if [ -x "$dev/matmul_allreduce_cuda" ]; then
+    gpu gpu_matmul_allreduce.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+        "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
+    show gpu_matmul_allreduce.np2 "fused|unfused|matches|skipped"
+    gpu gpu_matmul_1024.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 35 \
+        "$dev/matmul_allreduce_cuda" -m 1024 -n 1024 -k 1024 -t 64 -r 5
+    show gpu_matmul_1024.np2 "fused|unfused|matches|skipped"
+fi
+[ -x "$dev/dev_api_gpu" ] &&
+    gpu gpu_device_api.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/dev_api_gpu"
+gpu gpu_device_stream.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_stream"
+
+echo "== stage 3: 4 PEs, and the failure paths"
+gpu gpu_device_heap.np4 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 4 30 "$dev/device_heap"
+[ -x "$dev/dev_api_gpu" ] &&
+    gpu gpu_device_api.np4 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 4 30 "$dev/dev_api_gpu"
+[ -x "$dev/matmul_allreduce_cuda" ] &&
+    gpu gpu_matmul_allreduce.np4 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 4 30 \
+        "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
+show gpu_matmul_allreduce.np4 "fused|unfused|matches|skipped"
+gpu gpu_device_bw.np4 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 4 30 "$dev/device_bw"
 if [ -x "$dev/dev_api_gpu" ]; then
-    for mode in timeout badptr; do
-        run "gpu_device_api_$mode.np2" "$src/run_dev_api_fail.sh" "$shoalrun" 2 "$dev/dev_api_gpu" \
+    for mode in timeout badptr range multi; do
+        gpu "gpu_device_api_$mode.np2" "$src/run_dev_api_fail.sh" "$shoalrun" 2 "$dev/dev_api_gpu" \
             "$mode" "$dev/gpu_probe"
     done
 fi
-for n in 2 4; do
-    run "gpu_device_bw.np$n" "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" "$n" 60 "$dev/device_bw"
-done
-echo "== host putmem/getmem into PE 1's device heap, 2 and 4 PEs on the GPU (copy engine)"
-for n in 2 4; do
-    grep -E "^host ->|skipped" "$logs/gpu_device_bw.np$n.log" 2>/dev/null | sed "s/^/np$n: /"
-done
 
-echo "== device-side numbers (2 PEs)"
-grep -E "device_perf|put\+signal|putmem|barrier_all|skipped" "$logs/gpu_device_perf.np2.log" 2>/dev/null
-echo "== matmul_allreduce (CUDA, fused kernel vs matmul kernel + reduce kernel)"
-for n in 1 2 4; do
-    grep -E "fused|unfused|matches|skipped" "$logs/gpu_matmul_allreduce.np$n.log" 2>/dev/null |
-        sed "s/^/np$n: /"
-done
-echo "== what the device heap did at 4 PEs (SHOAL_DEBUG_SUBSYS=device)"
-grep -E "DEBUG\(device\)|ERROR|PASS|skipped" "$logs/gpu_device_heap.np4.log" 2>/dev/null |
-    grep -v "releasing" | sed -n '1,14p'
+echo "== stage 4: the numbers under MPS"
+if [ "$have_gpu" = 1 ] && [ -z "$stopped" ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1 &&
+    [ $(($(date +%s) - t0)) -lt $((deadline - 60)) ]; then
+    mps_dir=$logs/mps
+    mkdir -p "$mps_dir/pipe" "$mps_dir/log"
+    export CUDA_MPS_PIPE_DIRECTORY=$mps_dir/pipe CUDA_MPS_LOG_DIRECTORY=$mps_dir/log
+    if nvidia-cuda-mps-control -d; then
+        echo "MPS daemon started (pipes in $mps_dir/pipe)"
+        [ -x "$dev/device_perf" ] &&
+            gpu gpu_device_perf_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+                "$dev/device_perf"
+        show gpu_device_perf_mps.np2 "device_perf|GPU|MPS|put\+signal|putmem|barrier|in-process"
+        [ -x "$dev/matmul_allreduce_cuda" ] &&
+            gpu gpu_matmul_allreduce_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+                "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
+        show gpu_matmul_allreduce_mps.np2 "fused|unfused|matches"
+        mps_stop
+    else
+        echo "MPS daemon did not start: stage 4 SKIP"
+        mps_dir=""
+    fi
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+else
+    record "stage 4 (MPS)" 0 "SKIP (no GPU, no MPS, a failed smoke stage or no time left)"
+    skip=$((skip + 1))
+fi
 
 echo "== summary"
 printf '%s\n' "${results[@]}"
 t1=$(date +%s)
 echo "gpu-check: $pass passed, $skip skipped, $fail failed; $((t1 - t0)) s in all (build $((tb - t0)) s)"
-if [ "$skip" -gt 0 ] && [ "$pass" -gt 0 ]; then
-    echo "gpu-check: skipped tests need a GPU with a CUDA driver (gpu_probe above says why)"
-fi
-rm -rf "$logs"
+[ "$have_gpu" = 1 ] || echo "gpu-check: no GPU here (gpu_probe above says why): every GPU step SKIP"
+[ -n "$stopped" ] && echo "gpu-check: stopped after stage 1: $stopped"
 [ "$fail" -eq 0 ]
+}
+
+main "$@" 2>&1 | tee "$logs/gpu-check.log"
+exit "${PIPESTATUS[0]}"

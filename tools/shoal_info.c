@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,6 +43,24 @@ static void *open_plugin(char *where, size_t size)
     return dlopen(where, RTLD_NOW | RTLD_LOCAL);
 }
 
+/* 1 when an executable `name` is in a folder of PATH. */
+static int on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char dir[PATH_MAX];
+    while (path != NULL && *path != '\0') {
+        const char *end = strchr(path, ':');
+        const size_t n = end != NULL ? (size_t)(end - path) : strlen(path);
+        if (n > 0 && n + strlen(name) + 2 < sizeof(dir)) {
+            snprintf(dir, sizeof(dir), "%.*s/%s", (int)n, path, name);
+            if (access(dir, X_OK) == 0)
+                return 1;
+        }
+        path = end != NULL ? end + 1 : NULL;
+    }
+    return 0;
+}
+
 static void print_build(void)
 {
     printf("Build: version %s, %s, %s\n", SHOAL_BUILD_VERSION,
@@ -54,7 +73,10 @@ static void print_build(void)
            SHOAL_BUILD_OPENSSL_VERSION,
            SHOAL_BUILD_PMIX_VERSION[0] ? ", PMIx " SHOAL_BUILD_PMIX_VERSION " (mpirun, srun)"
                                        : "; no PMIx: mpirun and srun starts not supported");
-    printf("  CUDA: %s\n", SHOAL_BUILD_CUDA);
+    printf("  CUDA: %s; PEs sharing a GPU: %s\n", SHOAL_BUILD_CUDA,
+           on_path("nvidia-cuda-mps-control")
+               ? "MPS is installed (nvidia-cuda-mps-control): under it their kernels run at once"
+               : "no MPS here: the driver time-slices them (~1 ms a slice per hand-off)");
     if (SHOAL_BUILD_UCX_VERSION[0] == '\0')
         return;
     char where[PATH_MAX + 64];

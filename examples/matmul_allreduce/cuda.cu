@@ -25,12 +25,17 @@
  * every PE's tile directly (shmemx_dev_ptr) and puts the sum everywhere.
  * Both are checked exactly against the plain computation on every PE.
  *
- * Several PEs may share one GPU without MPS: their kernels are then
- * time-sliced by the driver, which is correct (a block waiting for another
- * PE's tile yields its slice) but slower than one GPU per PE.
+ * Several PEs may share one GPU. Under MPS their kernels run at once, each
+ * on its share of the SMs. Without MPS the driver time-slices the PEs'
+ * contexts (about 1 ms a slice): a block waiting for another PE's tile does
+ * not give its slice away (nanosleep included) but spins until the slice
+ * ends, so every hand-off between two PEs of one GPU costs about a slice and
+ * the fused kernel loses to the unfused one. Correct either way; run such
+ * jobs under MPS (nvidia-cuda-mps-control -d) for the numbers.
  *
- *   nvcc -O2 -arch=sm_90 -I$PREFIX/include -c cuda.cu && cc -O2 -c common.c &&
- *   cc cuda.o common.o -L$PREFIX/lib -lshoal -lcudart -lstdc++ -o matmul_allreduce_cuda
+ *   nvcc -O2 -arch=sm_90 -Xcompiler -fno-threadsafe-statics -I$PREFIX/include -c cuda.cu &&
+ *   cc -O2 -c common.c &&
+ *   cc cuda.o common.o -L$PREFIX/lib -lshoal -lcudart -o matmul_allreduce_cuda
  *   shoalrun -n 2 ./matmul_allreduce_cuda [-m 512 -n 512 -k 512 -t 64 -r 5]
  */
 #include <shmem.h>

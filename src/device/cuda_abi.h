@@ -43,8 +43,11 @@ enum {
     SHOAL_CU_MEM_ALLOC_GRANULARITY_RECOMMENDED = 0x1,
     SHOAL_CU_STREAM_NON_BLOCKING = 0x1,
     SHOAL_CU_DEVICE_ATTRIBUTE_PCI_BUS_ID = 33,
+    SHOAL_CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID = 34,
+    SHOAL_CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID = 50,
     SHOAL_CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 102,
     SHOAL_CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED = 103,
+    SHOAL_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS = 122,
     SHOAL_CU_GET_PROC_ADDRESS_DEFAULT = 0,
     SHOAL_CU_MEMHOSTREGISTER_PORTABLE = 0x01,
     SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP = 0x02,
@@ -121,6 +124,8 @@ typedef struct {
       (shoal_CUstream stream, shoal_CUdeviceptr addr, uint64_t value, unsigned int flags))         \
     X(cuStreamWaitValue64,                                                                         \
       (shoal_CUstream stream, shoal_CUdeviceptr addr, uint64_t value, unsigned int flags))         \
+    X(cuStreamWaitValue32,                                                                         \
+      (shoal_CUstream stream, shoal_CUdeviceptr addr, uint32_t value, unsigned int flags))         \
     X(cuLaunchHostFunc, (shoal_CUstream stream, shoal_CUhostFn fn, void *user_data))
 
 /* Found with dlsym, before any other: cuGetProcAddress_v2 (CUDA 12.0 and

@@ -10,6 +10,7 @@
 
 #include "device/cuda.h"
 #include "device/device_heap.h"
+#include "device/stream.h"
 #include "mem/heap.h"
 #include "mem/route_build.h"
 #include "transport/shm/fdpass.h"
@@ -591,6 +592,7 @@ shoal_status_t shoal_device_copy(const char *fn, void *dst, const void *src, siz
 
 void shoal_device_finalize(const shoal_device_job_t *job)
 {
+    shoal_device_stream_finalize(); /* its gates are registered with the heap's context */
     if (dev.up)
         SHOAL_DEBUG("releasing the device heap on device %d (%zu bytes backed)", dev.device,
                     dev.backed);

@@ -1,8 +1,13 @@
 /*
- * Stream-ordered transfers and signals (see stream.h).
+ * Stream-ordered transfers and signals (see stream.h), and the waiter that
+ * lets a stream wait on a host-memory word without blocking a host
+ * function.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include <shmem.h>
 #include <shmemx_device.h> /* the comparison and the pause a kernel's wait uses */
@@ -11,6 +16,7 @@
 #include "device/device_heap.h"
 #include "device/stream.h"
 #include "util/cmp_names.h"
+#include "util/thread.h"
 
 /* The driver and its context for one call; 0, or an error in msg. */
 static shoal_status_t enter(const char *fn, shoal_CUcontext *prev, char *msg, size_t msglen)
@@ -62,15 +68,6 @@ static void host_signal(void *arg)
     free(w);
 }
 
-static void host_wait(void *arg)
-{
-    host_word_t *w = arg;
-    unsigned spins = 0;
-    while (!shmemx_dev__compare(w->op, 0, __atomic_load_n(w->sig, __ATOMIC_ACQUIRE), w->value))
-        shmemx_dev__pause(&spins); /* the CPU form: yields, then short sleeps */
-    free(w);
-}
-
 static shoal_status_t host_func(const char *fn, void (*f)(void *), uint64_t *sig, uint64_t value,
                                 int op, shoal_CUstream stream, char *msg, size_t msglen)
 {
@@ -106,6 +103,225 @@ static shoal_status_t stream_memop(const char *fn, const char *call, memop_t op,
     return driver_result(fn, call, r, prev, msg, msglen);
 }
 
+/* ---- stream waits on host-memory words: the gate waiter -------------------
+ * CUDA forbids a host function that blocks (it runs on the driver's one
+ * callback thread; spinning there can deadlock the stream's own process).
+ * So a wait on a host word is two stream operations: a host function that
+ * only arms a gate (returns at once), then a 32-bit stream wait on that
+ * gate, in a page of host memory registered for the GPU. This process's
+ * waiter thread polls the armed words (with the CPU pause: yields, then
+ * short sleeps) and opens a gate by storing its ticket. A gate's tickets
+ * only grow, so a reused gate never releases an older wait early or late.
+ * 32-bit stream waits need no 64-bit stream memory operations. */
+
+#define GATES 512
+
+typedef struct {
+    uint64_t *sig;
+    uint64_t value;
+    int cmp;
+    int busy, armed;
+    uint32_t ticket;
+} gate_job_t;
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int up, stop;
+    pthread_t thread;
+    uint32_t *gate; /* [GATES], host memory the GPU reads */
+    size_t gate_bytes;
+    shoal_CUdeviceptr gate_dev;
+    gate_job_t job[GATES];
+} waiter = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+static void *waiter_main(void *unused)
+{
+    (void)unused;
+    shoal_thread_name("shoal-streamwait");
+    unsigned spins = 0;
+    pthread_mutex_lock(&waiter.lock);
+    while (!waiter.stop) {
+        int armed = 0;
+        for (unsigned g = 0; g < GATES; g++) {
+            gate_job_t *j = &waiter.job[g];
+            if (!j->armed)
+                continue;
+            armed++;
+            if (shmemx_dev__compare(j->cmp, 0, __atomic_load_n(j->sig, __ATOMIC_ACQUIRE),
+                                    j->value)) {
+                __atomic_store_n(&waiter.gate[g], j->ticket, __ATOMIC_RELEASE);
+                j->armed = j->busy = 0;
+                armed--;
+                spins = 0;
+            }
+        }
+        if (armed == 0) {
+            pthread_cond_wait(&waiter.cond, &waiter.lock);
+            spins = 0;
+            continue;
+        }
+        pthread_mutex_unlock(&waiter.lock);
+        shmemx_dev__pause(&spins); /* the CPU form: yields, then short sleeps */
+        pthread_mutex_lock(&waiter.lock);
+    }
+    pthread_mutex_unlock(&waiter.lock);
+    return NULL;
+}
+
+/* The gate page and the thread, once (called with the lock held and the
+ * context current). */
+static shoal_status_t waiter_start(const char *fn, char *msg, size_t msglen)
+{
+    char err[200];
+    if (waiter.up)
+        return SHOAL_OK;
+    waiter.gate_bytes = ((GATES * sizeof(uint32_t) + 4095) / 4096) * 4096;
+    void *page =
+        mmap(NULL, waiter.gate_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (page == MAP_FAILED) {
+        snprintf(msg, msglen, "%s: cannot map the stream wait gates: %m", fn);
+        return SHOAL_ERR_NOMEM;
+    }
+    shoal_CUresult r = shoal_cu.cuMemHostRegister(page, waiter.gate_bytes,
+                                                  SHOAL_CU_MEMHOSTREGISTER_PORTABLE |
+                                                      SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP);
+    const char *call = "cuMemHostRegister";
+    if (r == SHOAL_CUDA_SUCCESS) {
+        call = "cuMemHostGetDevicePointer";
+        r = shoal_cu.cuMemHostGetDevicePointer(&waiter.gate_dev, page, 0);
+        if (r != SHOAL_CUDA_SUCCESS)
+            shoal_cu.cuMemHostUnregister(page);
+    }
+    if (r != SHOAL_CUDA_SUCCESS) {
+        snprintf(msg, msglen, "%s: cannot make the stream wait gates reachable from the GPU: %s",
+                 fn, shoal_cuda_strerror(call, r, err, sizeof(err)));
+        munmap(page, waiter.gate_bytes);
+        return SHOAL_ERR_SYSTEM;
+    }
+    waiter.gate = page;
+    waiter.stop = 0;
+    if (pthread_create(&waiter.thread, NULL, waiter_main, NULL) != 0) {
+        snprintf(msg, msglen,
+                 "%s: cannot start the thread that serves stream waits on host "
+                 "memory",
+                 fn);
+        shoal_cu.cuMemHostUnregister(page);
+        munmap(page, waiter.gate_bytes);
+        waiter.gate = NULL;
+        return SHOAL_ERR_SYSTEM;
+    }
+    waiter.up = 1;
+    return SHOAL_OK;
+}
+
+/* The host function: arms its gate's job and returns. */
+static void gate_arm(void *arg)
+{
+    gate_job_t *j = arg;
+    pthread_mutex_lock(&waiter.lock);
+    j->armed = 1;
+    pthread_cond_signal(&waiter.cond);
+    pthread_mutex_unlock(&waiter.lock);
+}
+
+static shoal_status_t host_wait(const char *fn, uint64_t *sig, int cmp, uint64_t value,
+                                shoal_CUstream stream, char *msg, size_t msglen)
+{
+    shoal_CUcontext prev;
+    shoal_status_t status = enter(fn, &prev, msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
+    pthread_mutex_lock(&waiter.lock);
+    status = waiter_start(fn, msg, msglen);
+    unsigned g = 0;
+    while (status == SHOAL_OK && g < GATES && waiter.job[g].busy)
+        g++;
+    if (status == SHOAL_OK && g == GATES) {
+        snprintf(msg, msglen,
+                 "%s: %d stream waits on host memory are pending already, the most there can be",
+                 fn, GATES);
+        status = SHOAL_ERR_NOMEM;
+    }
+    gate_job_t *j = status == SHOAL_OK ? &waiter.job[g] : NULL;
+    if (j != NULL) {
+        uint32_t ticket = j->ticket + 1;
+        *j = (gate_job_t){sig, value, cmp, 1, 0, ticket};
+    }
+    pthread_mutex_unlock(&waiter.lock);
+    if (status != SHOAL_OK) {
+        shoal_device_ctx_leave(prev);
+        return status;
+    }
+    shoal_CUresult r = shoal_cu.cuLaunchHostFunc(stream, gate_arm, j);
+    if (r != SHOAL_CUDA_SUCCESS) { /* never armed: give the gate back */
+        pthread_mutex_lock(&waiter.lock);
+        j->busy = 0;
+        pthread_mutex_unlock(&waiter.lock);
+        return driver_result(fn, "cuLaunchHostFunc", r, prev, msg, msglen);
+    }
+    r = shoal_cu.cuStreamWaitValue32(stream, waiter.gate_dev + g * sizeof(uint32_t), j->ticket,
+                                     SHOAL_CU_STREAM_WAIT_VALUE_GEQ);
+    return driver_result(fn, "cuStreamWaitValue32", r, prev, msg, msglen);
+}
+
+void shoal_device_stream_finalize(void)
+{
+    pthread_mutex_lock(&waiter.lock);
+    if (!waiter.up) {
+        pthread_mutex_unlock(&waiter.lock);
+        return;
+    }
+    waiter.stop = 1;
+    pthread_cond_signal(&waiter.cond);
+    pthread_mutex_unlock(&waiter.lock);
+    pthread_join(waiter.thread, NULL);
+    shoal_CUcontext prev = shoal_device_ctx_enter();
+    shoal_cu.cuMemHostUnregister(waiter.gate);
+    shoal_device_ctx_leave(prev);
+    munmap(waiter.gate, waiter.gate_bytes);
+    waiter.gate = NULL;
+    memset(waiter.job, 0, sizeof(waiter.job));
+    waiter.up = 0;
+}
+
+/* ---- words in device memory: 64-bit stream memory operations ---------------
+ * Not every device or driver has them (CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_
+ * STREAM_MEM_OPS); without them a signal in device memory cannot be written
+ * or waited for by a stream, and the call says so instead of failing in the
+ * driver. Asked once per process. */
+static shoal_status_t mem64_check(const char *fn, const char *what, char *msg, size_t msglen)
+{
+    static int known, ok;
+    char err[200];
+    if (!known) {
+        size_t total, used, backed;
+        int ordinal = -1, v = 0;
+        shoal_device_heap_info(&total, &used, &backed, &ordinal);
+        shoal_CUdevice dev;
+        shoal_CUresult r = shoal_cu.cuDeviceGet(&dev, ordinal < 0 ? 0 : ordinal);
+        if (r == SHOAL_CUDA_SUCCESS)
+            r = shoal_cu.cuDeviceGetAttribute(
+                &v, SHOAL_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, dev);
+        if (r != SHOAL_CUDA_SUCCESS) {
+            snprintf(msg, msglen, "%s: %s", fn,
+                     shoal_cuda_strerror("cuDeviceGetAttribute", r, err, sizeof(err)));
+            return SHOAL_ERR_SYSTEM;
+        }
+        ok = v != 0;
+        known = 1;
+    }
+    if (ok)
+        return SHOAL_OK;
+    snprintf(msg, msglen,
+             "%s: this GPU or driver cannot do 64-bit stream memory operations "
+             "(CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS is 0), so a stream cannot %s a "
+             "signal in device memory; keep the signal in host symmetric memory, or signal and "
+             "wait from a kernel (shmemx_dev_putmem_signal, shmemx_dev_signal_wait_until)",
+             fn, what);
+    return SHOAL_ERR_UNSUPPORTED;
+}
+
 shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_t value, int op,
                                           shoal_CUstream stream, char *msg, size_t msglen)
 {
@@ -125,6 +341,11 @@ shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_
                  fn, (void *)sig);
         return SHOAL_ERR_UNSUPPORTED;
     }
+    shoal_status_t status = shoal_cuda_load(fn, msg, msglen);
+    if (status == SHOAL_OK)
+        status = mem64_check(fn, "write", msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
     return stream_memop(fn, "cuStreamWriteValue64", shoal_cu.cuStreamWriteValue64, sig, value,
                         SHOAL_CU_STREAM_WRITE_VALUE_DEFAULT, stream, msg, msglen);
 }
@@ -137,7 +358,7 @@ shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, 
         return SHOAL_ERR_INVALID;
     }
     if (!shoal_device_owns(sig))
-        return host_func(fn, host_wait, sig, value, cmp, stream, msg, msglen);
+        return host_wait(fn, sig, cmp, value, stream, msg, msglen);
     if (cmp != SHMEM_CMP_GE && cmp != SHMEM_CMP_EQ) {
         snprintf(msg, msglen,
                  "%s: a stream can wait on a word in device memory (%p) only for SHMEM_CMP_GE "
@@ -146,6 +367,11 @@ shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, 
                  fn, (void *)sig);
         return SHOAL_ERR_UNSUPPORTED;
     }
+    shoal_status_t status = shoal_cuda_load(fn, msg, msglen);
+    if (status == SHOAL_OK)
+        status = mem64_check(fn, "wait for", msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
     return stream_memop(fn, "cuStreamWaitValue64", shoal_cu.cuStreamWaitValue64, sig, value,
                         cmp == SHMEM_CMP_EQ ? SHOAL_CU_STREAM_WAIT_VALUE_EQ
                                             : SHOAL_CU_STREAM_WAIT_VALUE_GEQ,

@@ -24,9 +24,14 @@ shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_
                                           shoal_CUstream stream, char *msg, size_t msglen);
 /* The stream waits until the word at `sig` compares `cmp` to value: in
  * device memory a stream wait (SHMEM_CMP_GE, a cyclic signed compare as
- * cuStreamWaitValue64's, and SHMEM_CMP_EQ), in host memory a host function
- * that polls (every comparison). */
+ * cuStreamWaitValue64's, and SHMEM_CMP_EQ; needs 64-bit stream memory
+ * operations, else refused naming the attribute), in host memory a stream
+ * wait on a gate that this process's waiter thread opens when the word
+ * compares (every comparison; no host function ever blocks). */
 shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, uint64_t value,
                                         shoal_CUstream stream, char *msg, size_t msglen);
+
+/* Stops the waiter thread and gives back its gates (shmem_finalize). */
+void shoal_device_stream_finalize(void);
 
 #endif

@@ -19,6 +19,7 @@
 
 #define VIEW_MSG 640
 #define MONITOR_POLL_MS 10
+#define REPORT_GRACE_MS 100
 
 /* One host range registered with CUDA. */
 typedef struct {
@@ -64,16 +65,23 @@ static void report_text(const shmemx_dev_report_t *r, char *msg, size_t len)
         break;
     case SHMEMX_DEV_REPORT_UNREACHABLE:
         snprintf(msg, len,
-                 "PE %d: %s (%s) aimed at address 0x%llx on PE %d, which this GPU cannot reach: "
-                 "a kernel reaches the symmetric memory (device heap, host heap and globals) of "
-                 "the PEs of its own host only, and the address must lie in it",
-                 r->pe, r->call, where, (unsigned long long)r->addr, r->target);
+                 "PE %d: %s (%s) aimed at address 0x%llx (%llu bytes) on PE %d, which this GPU "
+                 "cannot reach: a kernel reaches the symmetric memory (device heap, host heap "
+                 "and globals) of the PEs of its own host only, and the whole range must lie in "
+                 "one of them",
+                 r->pe, r->call, where, (unsigned long long)r->addr,
+                 (unsigned long long)r->expected, r->target);
         break;
     default:
         snprintf(msg, len, "PE %d: %s (%s) got a bad argument: %lld (the limit is %llu)", r->pe,
                  r->call, where, (long long)r->expected, (unsigned long long)r->last);
         break;
     }
+    const size_t used = strlen(msg);
+    if (r->others != 0 && used < len)
+        snprintf(msg + used, len - used,
+                 " (%u other thread%s of this PE failed at the same time; this is the first)",
+                 r->others, r->others == 1 ? "" : "s");
 }
 
 static void *monitor_main(void *arg)
@@ -83,6 +91,9 @@ static void *monitor_main(void *arg)
     const struct timespec poll = {0, MONITOR_POLL_MS * 1000000L};
     while (!__atomic_load_n(&view.stop, __ATOMIC_ACQUIRE)) {
         if (__atomic_load_n(&view.mailbox->report.state, __ATOMIC_ACQUIRE) == 2) {
+            /* A moment for threads that failed with the first to count themselves. */
+            const struct timespec grace = {0, REPORT_GRACE_MS * 1000000L};
+            nanosleep(&grace, NULL);
             char msg[VIEW_MSG];
             report_text(&view.mailbox->report, msg, sizeof(msg));
             SHOAL_ERROR("a kernel stopped: %s; ending the job", msg);
@@ -201,6 +212,80 @@ static void undo(void)
     view.block = NULL;
 }
 
+/* ---- which setup the job got: PEs sharing a GPU, MPS ---------------------- */
+
+/* Says (at SHOAL_LOG_LEVEL=2, on the lowest PE of each GPU) which PEs of
+ * the host share this PE's GPU (PCI address, gathered through the
+ * bootstrap) and whether an MPS control pipe is there: under MPS their
+ * kernels run at once; without it the driver time-slices them, and every
+ * device wait between two of them costs about a slice. Collective. */
+static void log_gpu_setup(const shoal_device_job_t *job, const char *fn)
+{
+    typedef struct {
+        char pci[24];
+        int node;
+    } gpu_id_t;
+    gpu_id_t mine;
+    memset(&mine, 0, sizeof(mine));
+    mine.node = job->node[job->bs->rank];
+    size_t total, used, backed;
+    int ordinal = -1, domain = 0, bus = 0, slot = 0;
+    shoal_device_heap_info(&total, &used, &backed, &ordinal);
+    shoal_CUdevice cu;
+    shoal_CUcontext prev = shoal_device_ctx_enter();
+    if (ordinal >= 0 && shoal_cu.cuDeviceGet(&cu, ordinal) == SHOAL_CUDA_SUCCESS &&
+        shoal_cu.cuDeviceGetAttribute(&domain, SHOAL_CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, cu) ==
+            SHOAL_CUDA_SUCCESS &&
+        shoal_cu.cuDeviceGetAttribute(&bus, SHOAL_CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, cu) ==
+            SHOAL_CUDA_SUCCESS &&
+        shoal_cu.cuDeviceGetAttribute(&slot, SHOAL_CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, cu) ==
+            SHOAL_CUDA_SUCCESS)
+        snprintf(mine.pci, sizeof(mine.pci), "%04x:%02x:%02x", (unsigned)domain, (unsigned)bus,
+                 (unsigned)slot);
+    else
+        snprintf(mine.pci, sizeof(mine.pci), "unknown-%d", job->bs->rank); /* its own */
+    shoal_device_ctx_leave(prev);
+    char key[64];
+    snprintf(key, sizeof(key), "devview.gpu.%u", job->generation);
+    shoal_bootstrap_gather_t all = {0};
+    if (shoal_bootstrap_allgather(job->bs, key, &mine, sizeof(mine), &all) != SHOAL_OK)
+        return; /* only a log line is lost */
+    int sharers = 0, lowest = -1;
+    char pes[160] = "";
+    for (int pe = 0; pe < job->bs->npes; pe++) {
+        size_t len;
+        const gpu_id_t *g = shoal_bootstrap_gather_at(&all, pe, &len);
+        if (len != sizeof(*g) || g->node != mine.node || strcmp(g->pci, mine.pci) != 0)
+            continue;
+        if (lowest < 0)
+            lowest = pe;
+        const size_t n = strlen(pes);
+        if (n < sizeof(pes) - 16)
+            snprintf(pes + n, sizeof(pes) - n, "%s%d", sharers > 0 ? "," : "", pe);
+        sharers++;
+    }
+    shoal_bootstrap_gather_free(&all);
+    if (lowest != job->bs->rank)
+        return;
+    const char *pipe_dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char control[512];
+    snprintf(control, sizeof(control), "%s/control",
+             pipe_dir != NULL && pipe_dir[0] != '\0' ? pipe_dir : "/tmp/nvidia-mps");
+    const int mps = access(control, F_OK) == 0;
+    if (sharers <= 1)
+        SHOAL_INFO("%s: GPU setup: PE %d has GPU %s to itself", fn, job->bs->rank, mine.pci);
+    else if (mps)
+        SHOAL_INFO("%s: GPU setup: PEs %s share GPU %s under MPS (%s): their kernels run at once, "
+                   "each on a share of the SMs",
+                   fn, pes, mine.pci, control);
+    else
+        SHOAL_INFO("%s: GPU setup: PEs %s share GPU %s without MPS: the driver time-slices them "
+                   "(~1 ms a slice), so a device wait or barrier between them costs about a "
+                   "slice; start an MPS daemon (nvidia-cuda-mps-control -d) for device-side "
+                   "speed",
+                   fn, pes, mine.pci);
+}
+
 shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const char *fn,
                                         shmemx_dev_t *out)
 {
@@ -263,6 +348,7 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
                    "stops on an error will not end the job",
                    fn);
     view.up = 1;
+    log_gpu_setup(job, fn);
     SHOAL_DEBUG("device view: %d PEs, %u team slots, %u host ranges registered, wait timeout %u s",
                 npes, vj->nslots, view.nregs, shoal_env.device_wait_timeout);
     *out = view.d;

@@ -12,8 +12,11 @@ static struct {
     int step;
     step_args_t a;
 } job;
-static pthread_t thread;
-static int running;
+/* STEP_MULTI runs a->rounds threads at once (several threads failing
+ * together); every other step one. */
+#define MAX_THREADS 8
+static pthread_t threads[MAX_THREADS];
+static int nrunning;
 
 static void *run(void *unused)
 {
@@ -27,15 +30,18 @@ int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
     job.d = d;
     job.step = step;
     job.a = *a;
-    running = pthread_create(&thread, NULL, run, NULL) == 0;
-    return running ? 0 : -1;
+    const int n = step == STEP_MULTI && a->rounds > 1 && a->rounds <= MAX_THREADS ? a->rounds : 1;
+    for (nrunning = 0; nrunning < n; nrunning++)
+        if (pthread_create(&threads[nrunning], NULL, run, NULL) != 0)
+            return -1;
+    return 0;
 }
 
 int dev_finish(void)
 {
-    if (running)
-        pthread_join(thread, NULL);
-    running = 0;
+    for (int i = 0; i < nrunning; i++)
+        pthread_join(threads[i], NULL);
+    nrunning = 0;
     return 0;
 }
 

@@ -9,7 +9,10 @@
  * argv[1]: "all" (default); "timeout": PE 0's kernel waits for a signal
  * nobody sends (run with SHOAL_DEVICE_WAIT_TIMEOUT, the job must end with
  * the report); "badptr": PE 0's kernel puts to memory that is not
- * symmetric (the job must end naming it).
+ * symmetric (the job must end naming it); "range": a put that starts
+ * inside the host heap and runs past its end (reported with its length);
+ * "multi": several threads of PE 0 fail at once (the first report is
+ * complete and counts the others).
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -205,13 +208,27 @@ int main(int argc, char **argv)
         zero_dev(all[i], sizes[i]);
     shmem_barrier_all();
 
-    if (strcmp(mode, "timeout") == 0 || strcmp(mode, "badptr") == 0) {
-        a.not_symmetric = malloc(64); /* private memory: not symmetric */
-        CHECK(dev_launch(d, mode[0] == 't' ? STEP_TIMEOUT : STEP_BADPTR, &a) == 0, "launch");
+    static const struct {
+        const char *mode;
+        int step;
+    } failing[] = {{"timeout", STEP_TIMEOUT},
+                   {"badptr", STEP_BADPTR},
+                   {"range", STEP_RANGE},
+                   {"multi", STEP_MULTI}};
+    for (unsigned i = 0; i < sizeof(failing) / sizeof(failing[0]); i++) {
+        if (strcmp(mode, failing[i].mode) != 0)
+            continue;
+        a.not_symmetric = malloc(64);      /* private memory: not symmetric */
+        if (failing[i].step == STEP_RANGE) /* 8 bytes before the end of the host heap's row */
+            a.not_symmetric = (void *)(uintptr_t)(d.row[0].base + d.row[0].size - 8);
+        if (failing[i].step == STEP_MULTI) {
+            a.scope = SCOPE_BLOCK;           /* a block of threads on a GPU */
+            a.rounds = dev_on_gpu() ? 1 : 4; /* 4 threads on the CPU */
+        }
+        CHECK(dev_launch(d, failing[i].step, &a) == 0, "launch");
         dev_finish();
         shmem_barrier_all(); /* PE 0's report ends the job before this passes */
-        CHECK(0, "the job went on after a kernel %s",
-              mode[0] == 't' ? "wait timed out" : "put to a bad address");
+        CHECK(0, "the job went on after a kernel failed (%s)", mode);
     }
 
     /* RMA at each scope. */

@@ -38,6 +38,8 @@ enum {
     STEP_EVENT,   /* events both ways with the host */
     STEP_TIMEOUT, /* a wait that never ends (the timeout ends the job) */
     STEP_BADPTR,  /* a put to memory that is not symmetric */
+    STEP_RANGE,   /* a put that starts inside the host heap and runs past its end */
+    STEP_MULTI,   /* several threads of PE 0 put to a bad address at once */
     STEP_COUNT
 };
 
@@ -321,6 +323,30 @@ STEP_FN void step_badptr(shmemx_dev_t d, const step_args_t *a)
         shmemx_dev_putmem(d, a->not_symmetric, a->dsrc, 8, 0);
 }
 
+/* PE 0 puts 64 bytes starting 8 bytes before the end of a row: the first
+ * byte is symmetric, the rest is not. */
+STEP_FN void step_range(shmemx_dev_t d, const step_args_t *a)
+{
+    if (shmemx_dev_my_pe(d) != 0)
+        return;
+    /* Its first 8 bytes are reachable; if not, the report names 8 bytes, not 64. */
+    if (shmemx_dev_ptr(d, a->not_symmetric, 0) == NULL ||
+        shmemx_dev_ptr(d, (char *)a->not_symmetric + 7, 0) == NULL)
+        shmemx_dev_putmem(d, a->not_symmetric, a->dsrc, 8, 0);
+    shmemx_dev_putmem(d, a->not_symmetric, a->dsrc, 64, 0);
+}
+
+/* Every thread of PE 0 (a->rounds threads on the CPU, a block on a GPU)
+ * arrives, then all put to memory that is not symmetric at once. */
+STEP_FN void step_multi(shmemx_dev_t d, const step_args_t *a)
+{
+    if (shmemx_dev_my_pe(d) != 0)
+        return;
+    shmemx_dev_long_atomic_inc(d, &a->dcount[0], 0);
+    shmemx_dev_long_wait_until(d, &a->dcount[0], SHMEM_CMP_GE, (long)a->rounds * (long)STEP_NT);
+    shmemx_dev_putmem(d, a->not_symmetric, a->dsrc, 8, 0);
+}
+
 STEP_FN void step_run(shmemx_dev_t d, int step, const step_args_t *a)
 {
     switch (step) {
@@ -350,6 +376,12 @@ STEP_FN void step_run(shmemx_dev_t d, int step, const step_args_t *a)
         break;
     case STEP_BADPTR:
         step_badptr(d, a);
+        break;
+    case STEP_RANGE:
+        step_range(d, a);
+        break;
+    case STEP_MULTI:
+        step_multi(d, a);
         break;
     }
 }

@@ -6,9 +6,16 @@
  *   - putmem bandwidth at 1 MiB and 64 MiB from a kernel (every block of
  *     the grid copies its share with shmemx_dev_putmem_block, then quiet)
  *     and from a stream (shmemx_putmem_on_stream, the copy engine);
- *   - device barrier_all time (one thread per PE, many in a row).
- * Every transfer's last word is checked on the receiving PE, so a number
- * comes only from transfers that arrived.
+ *   - device barrier_all time (one thread per PE, many in a row);
+ *   - the in-process figure: two blocks of PE 0 ping-pong put+signal through
+ *     the peer path (to PE 0 itself): the hardware's latency, with no
+ *     second process and no time slicing.
+ * It says whether its PEs share one GPU (PCI bus ids) and whether an MPS
+ * control pipe is there; numbers between PEs of one GPU without MPS are
+ * labelled time-sliced (each hand-off waits for the driver's ~1 ms slice).
+ * The kernel bandwidth test runs 2 blocks per SM. Every transfer's last
+ * word is checked on the receiving PE, so a number comes only from
+ * transfers that arrived.
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -17,6 +24,8 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define PINGS 2000
 #define BARRIERS 2000
@@ -33,6 +42,25 @@ __global__ void pingpong(shmemx_dev_t d, uint64_t *data, uint64_t *sig, int n)
             shmemx_dev_signal_wait_until(d, sig, SHMEM_CMP_GE, (uint64_t)i);
             shmemx_dev_putmem_signal(d, data, &data[1], 8, sig, (uint64_t)i, SHMEM_SIGNAL_SET,
                                      peer);
+        }
+    }
+}
+
+/* Block 0 and block 1 of one PE, through the peer path to the PE itself. */
+__global__ void inproc(shmemx_dev_t d, uint64_t *data, uint64_t *sig, int n)
+{
+    const int me = shmemx_dev_my_pe(d);
+    if (threadIdx.x != 0)
+        return;
+    for (int i = 1; i <= n; i++) {
+        if (blockIdx.x == 0) {
+            shmemx_dev_putmem_signal(d, data, &data[1], 8, &sig[0], (uint64_t)i, SHMEM_SIGNAL_SET,
+                                     me);
+            shmemx_dev_signal_wait_until(d, &sig[1], SHMEM_CMP_GE, (uint64_t)i);
+        } else {
+            shmemx_dev_signal_wait_until(d, &sig[0], SHMEM_CMP_GE, (uint64_t)i);
+            shmemx_dev_putmem_signal(d, &data[2], &data[3], 8, &sig[1], (uint64_t)i,
+                                     SHMEM_SIGNAL_SET, me);
         }
     }
 }
@@ -96,11 +124,26 @@ int main(void)
     const size_t big = (size_t)64 << 20;
     uint64_t *data = (uint64_t *)shmemx_malloc_device(64, SHMEMX_DEVICE_DEFAULT);
     uint64_t *sig = (uint64_t *)shmemx_malloc_device(8, SHMEMX_DEVICE_DEFAULT);
+    uint64_t *sig2 = (uint64_t *)shmemx_malloc_device(16, SHMEMX_DEVICE_DEFAULT);
+    /* Do the PEs share a GPU (PCI bus ids), and is an MPS control pipe there? */
+    char *ids = (char *)shmem_calloc(3, 32);
+    if (ids == NULL || cudaDeviceGetPCIBusId(ids + 64, 32, dev) != cudaSuccess)
+        shmem_global_exit(1);
+    shmem_fcollectmem(SHMEM_TEAM_WORLD, ids, ids + 64, 32);
+    const int shared = strcmp(ids, ids + 32) == 0;
+    const char *pipe_dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char control[512];
+    snprintf(control, sizeof(control), "%s/control",
+             pipe_dir != NULL ? pipe_dir : "/tmp/nvidia-mps");
+    const int mps = access(control, F_OK) == 0;
+    int sms = 0;
+    CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     char *src = (char *)shmemx_malloc_device(big, SHMEMX_DEVICE_DEFAULT);
     char *dst = (char *)shmemx_malloc_device(big, SHMEMX_DEVICE_DEFAULT);
     if (dst == NULL)
         shmem_global_exit(1);
     CUDA_OK(cudaMemset(sig, 0, 8));
+    CUDA_OK(cudaMemset(sig2, 0, 16));
     CUDA_OK(cudaMemset(src, me + 1, big));
     CUDA_OK(cudaDeviceSynchronize());
     shmem_barrier_all();
@@ -111,16 +154,26 @@ int main(void)
     const float ping_ms = timed(s, e0, e1);
     shmem_barrier_all();
 
-    /* Bandwidth from a kernel and from a stream, PE 0 -> PE 1. */
+    /* The in-process figure: two blocks of PE 0. */
+    float inproc_ms = 0;
+    if (me == 0) {
+        CUDA_OK(cudaEventRecord(e0, s));
+        inproc<<<2, 32, 0, s>>>(d, data, sig2, PINGS);
+        inproc_ms = timed(s, e0, e1);
+    }
+    shmem_barrier_all();
+
+    /* Bandwidth from a kernel (2 blocks per SM) and from a stream, PE 0 -> PE 1. */
+    const unsigned blocks = 2u * (unsigned)sms;
     const size_t sizes[] = {(size_t)1 << 20, big};
     float kernel_ms[2] = {0, 0}, stream_ms[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
         const int reps = k == 0 ? 50 : 5;
         if (me == 0) {
-            put_bw<<<16, 1024, 0, s>>>(d, dst, src, sizes[k], 1); /* warm-up */
+            put_bw<<<blocks, 1024, 0, s>>>(d, dst, src, sizes[k], 1); /* warm-up */
             CUDA_OK(cudaEventRecord(e0, s));
             for (int r = 0; r < reps; r++)
-                put_bw<<<16, 1024, 0, s>>>(d, dst, src, sizes[k], 1);
+                put_bw<<<blocks, 1024, 0, s>>>(d, dst, src, sizes[k], 1);
             kernel_ms[k] = timed(s, e0, e1) / reps;
             CUDA_OK(cudaEventRecord(e0, s));
             for (int r = 0; r < reps; r++)
@@ -151,14 +204,20 @@ int main(void)
     shmem_barrier_all();
 
     if (me == 0) {
-        printf("device_perf: 2 PEs, GPU %d\n", dev);
-        printf("  put+signal 8 B from a kernel: %.2f us one way (half of %d round trips)\n",
-               1e3 * ping_ms / PINGS / 2, PINGS);
+        const char *sliced = shared && !mps ? " [time-sliced: 2 PEs on one GPU without MPS]" : "";
+        printf("device_perf: 2 PEs, GPU %d (%s), %s, MPS %s\n", dev, ids + 64,
+               shared ? "both PEs on this one GPU" : "one GPU each",
+               mps ? "control pipe present" : "off");
+        printf("  put+signal 8 B from a kernel: %.2f us one way (half of %d round trips)%s\n",
+               1e3 * ping_ms / PINGS / 2, PINGS, sliced);
+        printf("  in-process put+signal 8 B (two blocks of PE 0): %.2f us one way\n",
+               1e3 * inproc_ms / PINGS / 2);
         for (int k = 0; k < 2; k++)
             printf("  putmem %zu MiB: kernel %.1f GB/s, stream %.1f GB/s\n", sizes[k] >> 20,
                    sizes[k] / (kernel_ms[k] * 1e6), sizes[k] / (stream_ms[k] * 1e6));
-        printf("  device barrier_all: %.2f us each (%d in a row)\n", 1e3 * bar_ms / BARRIERS,
-               BARRIERS);
+        printf("  putmem kernel grid: %u blocks of 1024 threads (2 per SM)\n", blocks);
+        printf("  device barrier_all: %.2f us each (%d in a row)%s\n", 1e3 * bar_ms / BARRIERS,
+               BARRIERS, sliced);
     }
     shmem_finalize();
     return 0;

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "device/cuda_abi.h"
@@ -33,6 +34,7 @@
 #define ERR_INVALID 1
 #define ERR_OOM 2
 #define ERR_NOT_FOUND 500
+#define ERR_NOT_SUPPORTED 801
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -96,11 +98,19 @@ static shoal_CUresult f_cuDeviceGetName(char *name, int len, shoal_CUdevice d)
     snprintf(name, (size_t)len, "Fake GPU %d", d);
     return OK;
 }
+/* Every attribute is 1, except FAKE_CUDA_MODE=no64memops: a device without
+ * 64-bit stream memory operations. */
+static int mode_is(const char *m)
+{
+    const char *v = getenv("FAKE_CUDA_MODE");
+    return v != NULL && strcmp(v, m) == 0;
+}
 static shoal_CUresult f_cuDeviceGetAttribute(int *v, int attr, shoal_CUdevice d)
 {
-    (void)attr;
     (void)d;
-    *v = 1;
+    *v = attr == SHOAL_CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS && mode_is("no64memops")
+             ? 0
+             : 1;
     return OK;
 }
 static shoal_CUresult f_cuDevicePrimaryCtxRetain(shoal_CUcontext *c, shoal_CUdevice d)
@@ -277,6 +287,8 @@ static shoal_CUresult f_cuStreamWriteValue64(shoal_CUstream s, shoal_CUdeviceptr
 {
     (void)s;
     (void)flags;
+    if (mode_is("no64memops"))
+        return ERR_NOT_SUPPORTED;
     __atomic_store_n((uint64_t *)(uintptr_t)addr, value, __ATOMIC_RELEASE);
     return OK;
 }
@@ -284,6 +296,8 @@ static shoal_CUresult f_cuStreamWaitValue64(shoal_CUstream s, shoal_CUdeviceptr 
                                             uint64_t value, unsigned int flags)
 {
     (void)s;
+    if (mode_is("no64memops"))
+        return ERR_NOT_SUPPORTED;
     for (;;) {
         uint64_t v = __atomic_load_n((uint64_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
         if (flags == SHOAL_CU_STREAM_WAIT_VALUE_EQ ? v == value : (int64_t)(v - value) >= 0)
@@ -291,10 +305,35 @@ static shoal_CUresult f_cuStreamWaitValue64(shoal_CUstream s, shoal_CUdeviceptr 
         usleep(20);
     }
 }
+static shoal_CUresult f_cuStreamWaitValue32(shoal_CUstream s, shoal_CUdeviceptr addr,
+                                            uint32_t value, unsigned int flags)
+{
+    (void)s;
+    for (;;) {
+        uint32_t v = __atomic_load_n((uint32_t *)(uintptr_t)addr, __ATOMIC_ACQUIRE);
+        if (flags == SHOAL_CU_STREAM_WAIT_VALUE_EQ ? v == value : (int32_t)(v - value) >= 0)
+            return OK;
+        usleep(20);
+    }
+}
+/* CUDA forbids a host function that blocks; here one that runs longer than
+ * FAKE_CUDA_HOSTFN_LIMIT_MS (when set) ends the process saying so. */
 static shoal_CUresult f_cuLaunchHostFunc(shoal_CUstream s, shoal_CUhostFn fn, void *data)
 {
     (void)s;
+    const char *limit = getenv("FAKE_CUDA_HOSTFN_LIMIT_MS");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     fn(data);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    if (limit != NULL && ms > atol(limit)) {
+        fprintf(stderr,
+                "fake cuda: FAIL: a host function ran %ld ms (limit %s ms): host "
+                "functions must not block\n",
+                ms, limit);
+        abort();
+    }
     return OK;
 }
 

@@ -2,7 +2,9 @@
 # run_dev_api_fail.sh SHOALRUN NPES PROG MODE [PROBE]: a kernel that stops on
 # an error ends the job, and the host says why. MODE timeout: PE 0's kernel
 # waits for a signal nobody sends (SHOAL_DEVICE_WAIT_TIMEOUT=1); MODE badptr:
-# it puts to memory that is not symmetric. With PROBE (a GPU run), exits 77
+# it puts to memory that is not symmetric; MODE range: a put that starts in
+# the host heap and runs past its end; MODE multi: several threads of PE 0
+# fail at once. With PROBE (a GPU run), exits 77
 # (skipped) when there is no GPU.
 set -u
 shoalrun=$1 npes=$2 prog=$3 mode=$4 probe=${5:-}
@@ -22,7 +24,15 @@ timeout)
     pat='PE 0: a device wait timed out in shmemx_dev_signal_wait_until \(block \(0,0,0\), thread \(0,0,0\)\): waited [0-9.]+ s for the word at 0x[0-9a-f]+ to be == 12345; it last saw 0'
     ;;
 badptr)
-    pat='PE 0: shmemx_dev_putmem \(block \(0,0,0\), thread \(0,0,0\)\) aimed at address 0x[0-9a-f]+ on PE 0, which this GPU cannot reach'
+    pat='PE 0: shmemx_dev_putmem \(block \(0,0,0\), thread \(0,0,0\)\) aimed at address 0x[0-9a-f]+ \(8 bytes\) on PE 0, which this GPU cannot reach'
+    ;;
+range)
+    pat='PE 0: shmemx_dev_putmem \(block \(0,0,0\), thread \(0,0,0\)\) aimed at address 0x[0-9a-f]+ \(64 bytes\) on PE 0, which this GPU cannot reach'
+    ;;
+multi)
+    # Which thread wins varies; the report is whole, and counts the others
+    # (at least one of the 3 on the CPU counts itself within the monitor's grace).
+    pat='PE 0: shmemx_dev_putmem \(block \(0,0,0\), thread \([0-9]+,0,0\)\) aimed at address 0x[0-9a-f]+ \(8 bytes\) on PE 0, which this GPU cannot reach.* \([1-9][0-9]* other threads? of this PE failed at the same time; this is the first\)'
     ;;
 *) fail "unknown mode" ;;
 esac
