@@ -356,6 +356,22 @@ int main(void)
                    "host's %s\n",
                    PRODUCERS, names[w]);
     }
+    /* The host's floating atomic add (shmemx_), to the other host and to itself. */
+    double *hd = shmem_calloc(2, sizeof(double));
+    float *hf = shmem_calloc(2, sizeof(float));
+    CHECK(hd != NULL && hf != NULL, "allocations");
+    shmemx_double_atomic_add(&hd[0], 0.25 * (me + 1), partner);
+    const double dold = shmemx_double_atomic_fetch_add(&hd[0], 1.0, partner);
+    shmemx_float_atomic_add(&hf[1], 1.5f, me);
+    const float fold = shmemx_float_atomic_fetch_add(&hf[0], -2.0f, partner);
+    CHECK_EQ("shmemx_double_atomic_fetch_add's old value", dold, 0.25 * (me + 1));
+    CHECK_EQ("shmemx_float_atomic_fetch_add's old value", fold, 0.0f);
+    shmem_barrier_all();
+    CHECK_EQ("shmemx_double_atomic_add from the other host", hd[0], 0.25 * (partner + 1) + 1.0);
+    CHECK_EQ("shmemx_float_atomic_fetch_add from the other host", hf[0], -2.0f);
+    CHECK_EQ("shmemx_float_atomic_add to itself", hf[1], 1.5f);
+    if (me == 0)
+        printf("PASS shmemx_float/double_atomic_add on the host, to another host\n");
     shmem_barrier_all();
     if (me == 0)
         printf("PASS dev_proxy (%d PEs)\n", npes);
