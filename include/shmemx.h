@@ -171,6 +171,9 @@ typedef struct {
      * seq[nslots], then flag[nslots][npes]. */
     uint64_t *sync;
     shmemx_dev_mailbox_t *mailbox; /* as the GPU addresses it */
+    /* The proxy's ring (<shmemx_device_proxy.h>) as the GPU addresses it,
+     * for PEs of other hosts; NULL when every PE is on this host. */
+    struct shmemx_dev_proxy_ring *proxy;
 } shmemx_dev_t;
 
 /* A team as a kernel sees it: PEs start + i * stride, i < size. */

@@ -21,14 +21,13 @@
  * copy. A value is what NCCL's ncclDevComm does: every kernel, in any
  * module, gets exactly the job it was launched with.
  *
- * Reach: a kernel reaches the PEs of its host, in their device heaps
- * (shmemx_malloc_device) and in their host symmetric memory (heap and
- * globals, registered with CUDA by shmemx_dev_create). A PE on another
- * host, or memory that is not symmetric, is reported to the host as an
- * error naming the call, the PE and the address, and the kernel traps; the
- * host prints the report and ends the job. (Device-initiated traffic to
- * other hosts would need a host-side proxy over the network transport; not
- * built.)
+ * Reach: a kernel reaches the PEs of its host directly, in their device
+ * heaps (shmemx_malloc_device) and in their host symmetric memory (heap
+ * and globals, registered with CUDA by shmemx_dev_create), and every other
+ * PE through its PE's device proxy (<shmemx_device_proxy.h>, docs/device.md).
+ * Memory that is not symmetric is reported to the host as an error naming
+ * the call, the PE and the address, and the kernel traps; the host prints
+ * the report and ends the job. Team collectives: <shmemx_device_coll.h>.
  *
  * Scopes: a plain name is called by one thread and acts for it; `_warp` is
  * called by all 32 threads of a warp together, `_block` by every thread of

@@ -129,3 +129,11 @@ SHMEM_API int SHMEM_FN(shmemx_signal_wait_until_on_stream)(uint64_t *sig_addr, i
                                                            uint64_t cmp_value,
                                                            shmemx_stream_t stream);
 SHMEM_API int SHMEM_FN(shmemx_quiet_on_stream)(shmemx_stream_t stream);
+
+/* Floating-point atomic add (as NVSHMEM 3.7 has it in kernels; the device
+ * forms are in <shmemx_device_famo.h>): a compare-and-swap loop on the
+ * word, to a PE of this host or of another. */
+SHMEM_API float SHMEM_FN(shmemx_float_atomic_fetch_add)(float *dest, float value, int pe);
+SHMEM_API void SHMEM_FN(shmemx_float_atomic_add)(float *dest, float value, int pe);
+SHMEM_API double SHMEM_FN(shmemx_double_atomic_fetch_add)(double *dest, double value, int pe);
+SHMEM_API void SHMEM_FN(shmemx_double_atomic_add)(double *dest, double value, int pe);

@@ -3,6 +3,7 @@
  * type tables. Each passes its operands by address to the untyped core.
  */
 #include <shmem.h>
+#include <string.h>
 
 #include "api/api.h"
 #include "core/amo.h"
@@ -200,3 +201,32 @@ SHOAL_API_DEF(long, shmem_swap)(long *dest, long value, int pe)
 {
     return pshmem_long_atomic_swap(dest, value, pe);
 }
+
+/* shmemx_{float,double}_atomic_{fetch_,}add: no transport has a floating
+ * add, so it is a compare-and-swap loop on the word's bits, through the
+ * same core AMO path as the integer ones (a mapped PE or the network). */
+#define SHOAL_FLOAT_ADD(TYPE, NAME, WORD)                                                          \
+    SHOAL_API_DEF(TYPE, shmemx_##NAME##_atomic_fetch_add)(TYPE * dest, TYPE value, int pe)         \
+    {                                                                                              \
+        WORD old, seen;                                                                            \
+        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, dest, sizeof(TYPE), NULL, NULL, &old, pe);            \
+        for (;;) {                                                                                 \
+            TYPE f;                                                                                \
+            WORD want;                                                                             \
+            memcpy(&f, &old, sizeof(f));                                                           \
+            f += value;                                                                            \
+            memcpy(&want, &f, sizeof(want));                                                       \
+            shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &want, &old, &seen, pe);      \
+            if (seen == old) {                                                                     \
+                memcpy(&f, &old, sizeof(f));                                                       \
+                return f;                                                                          \
+            }                                                                                      \
+            old = seen;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, shmemx_##NAME##_atomic_add)(TYPE * dest, TYPE value, int pe)               \
+    {                                                                                              \
+        (void)pshmemx_##NAME##_atomic_fetch_add(dest, value, pe);                                  \
+    }
+SHOAL_FLOAT_ADD(float, float, uint32_t)
+SHOAL_FLOAT_ADD(double, double, uint64_t)

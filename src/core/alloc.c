@@ -221,6 +221,17 @@ void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, i
     return ptr;
 }
 
+/* The device proxy's inbox: collective, under shoal.lock, from the user
+ * heap (every PE makes the same call, so the offset is the same). */
+static void *proxy_inbox_alloc(size_t size)
+{
+    void *p = NULL;
+    if (shoal_heap_alloc(&shoal.heap, size, 64, &p) != SHOAL_OK)
+        return NULL;
+    memset(p, 0, size);
+    return p;
+}
+
 shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d)
 {
     SHOAL_REQUIRE_INIT(fn);
@@ -232,6 +243,7 @@ shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d)
                 .node = shoal.node,
                 .generation = shoal.generation},
         .nslots = shoal_team_slots(shoal_env.teams_max),
+        .alloc_host = proxy_inbox_alloc,
     };
     shoal_status_t status = shoal_device_view_create(&vj, fn, d);
     shoal_quiet(fn);

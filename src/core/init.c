@@ -288,7 +288,8 @@ void shoal_finalize(void)
      * named now instead of hanging. */
     shoal_check_coll("shmem_finalize", &shoal_team_world.set, shoal_team_psync(&shoal_team_world),
                      -1, 0, 0);
-    shoal_trace_finalize(); /* collective: writes the trace and the profile */
+    shoal_device_view_quiesce(); /* what kernels asked of the device proxy */
+    shoal_trace_finalize();      /* collective: writes the trace and the profile */
     /* The bootstrap barrier, not the shared-memory one: a PE finalizing
      * implicitly at exit must never be mistaken for a peer's shmem_barrier_all. */
     shoal_hang_simple(SHOAL_HANG_FINALIZE, "shmem_finalize");
@@ -306,6 +307,7 @@ void shoal_finalize(void)
     shoal_lock_finalize();
     shoal_fault_uninstall();
     shoal_hosts_finalize();
+    shoal_device_view_stop_proxy(); /* it issues network operations */
     shoal_net_close(&shoal.route);
     /* Before the host segments' peers are unmapped: the device row's views
      * are GPU mappings, not mmaps. */

@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 #include "device/cuda.h"
+#include "device/proxy.h"
 #include "device/view.h"
+#include "transport/transport.h"
 #include "util/cmp_names.h"
 #include "util/env.h"
 #include "util/log.h"
@@ -36,6 +38,7 @@ static struct {
     host_reg_t *regs;
     unsigned nregs;
     shoal_bootstrap_t *bs;
+    void *inbox; /* the device proxy's, in the host symmetric heap */
     pthread_t monitor;
     int monitor_up, stop;
 } view;
@@ -198,11 +201,28 @@ static shoal_status_t make_local(const shoal_device_view_job_t *vj, const char *
             }
         }
     }
+    /* The proxy, for PEs of other hosts (there is a network transport). */
+    view.d.proxy = NULL;
+    if (shoal_net != NULL && vj->alloc_host != NULL && view.inbox == NULL) {
+        snprintf(msg, msglen,
+                 "%s: no room in the symmetric heap for the device proxy's inbox (%zu bytes); "
+                 "raise SHMEM_SYMMETRIC_SIZE",
+                 fn, shoal_proxy_inbox_bytes());
+        return SHOAL_ERR_NOMEM;
+    }
+    if (view.inbox != NULL) {
+        const shoal_proxy_job_t pj = {
+            .bs = job->bs, .rt = job->rt, .node = job->node, .inbox = view.inbox};
+        shoal_status_t s = shoal_proxy_start(&pj, fn, &view.d.proxy, msg, msglen);
+        if (s != SHOAL_OK)
+            return s;
+    }
     return SHOAL_OK;
 }
 
 static void undo(void)
 {
+    shoal_proxy_stop();
     unregister_all();
     if (view.mailbox != NULL)
         munmap(view.mailbox, view.mailbox_bytes);
@@ -300,6 +320,9 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
         *out = view.d;
         return SHOAL_OK;
     }
+    /* The proxy's inbox (collective, the same offset on every PE). */
+    if (shoal_net != NULL && vj->alloc_host != NULL)
+        view.inbox = vj->alloc_host(shoal_proxy_inbox_bytes());
     /* The block (collective; makes the heap, and agrees, first). */
     status = shoal_device_alloc(job, fn, table_bytes + sync_bytes, 256, SHOAL_DEVICE_DEFAULT,
                                 &view.block);
@@ -353,6 +376,17 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
                 npes, vj->nslots, view.nregs, shoal_env.device_wait_timeout);
     *out = view.d;
     return SHOAL_OK;
+}
+
+void shoal_device_view_quiesce(void)
+{
+    if (view.up)
+        shoal_proxy_quiesce();
+}
+
+void shoal_device_view_stop_proxy(void)
+{
+    shoal_proxy_stop();
 }
 
 void shoal_device_view_destroy(void)

@@ -23,6 +23,10 @@
 typedef struct {
     shoal_device_job_t job;
     unsigned nslots; /* team synchronization slots (core's team slots) */
+    /* Collective: `size` zeroed bytes of host symmetric heap for the device
+     * proxy's inbox (device/proxy.h), or NULL. Called only when the view is
+     * made and a network transport is open (PEs on other hosts). */
+    void *(*alloc_host)(size_t size);
 } shoal_device_view_job_t;
 
 /* Collective. On success *out is the view (the same on every later call).
@@ -32,6 +36,14 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
 
 /* This PE's mailbox as the host sees it, or NULL before the view exists. */
 shmemx_dev_mailbox_t *shoal_device_mailbox(void);
+
+/* At shmem_finalize, before its barrier: every request kernels made of the
+ * device proxy is complete (the proxy keeps serving other hosts' relays). */
+void shoal_device_view_quiesce(void);
+
+/* After the finalize barrier, before the network transport closes: stops
+ * the device proxy's thread. */
+void shoal_device_view_stop_proxy(void);
 
 /* Stops the monitor and undoes the registrations: at shmem_finalize, before
  * the device heap goes (shoal_device_finalize frees the view's block). */

@@ -187,6 +187,12 @@
     X(SHOAL_DEVICE_HOST_ACCESS, bool, device_host_access, "1",                                     \
       "shmemx_dev_create registers the host symmetric heap and globals of every PE of the host "   \
       "with CUDA (pinning them), so kernels reach them; 0 leaves kernels the device heaps only.")  \
+    X(SHOAL_DEVICE_PROXY_SLOTS, uint, device_proxy_slots, "256",                                   \
+      "Request slots of the ring through which kernels hand operations on PEs of other hosts to "  \
+      "their PE's proxy thread (each 64 bytes of pinned host memory), and, up to 64, of the "      \
+      "inbox (4 KiB each, in the host symmetric heap) where other hosts' proxies leave "           \
+      "operations on this PE's device heap. A kernel that finds the ring full waits, within "      \
+      "SHOAL_DEVICE_WAIT_TIMEOUT.")                                                                \
     X(SHOAL_CUDA_LIBRARY, string, cuda_library, "libcuda.so.1",                                    \
       "The CUDA driver library, loaded only at the first device allocation (a name for the "       \
       "dynamic loader's search, or a path).")

@@ -174,9 +174,16 @@ SHMEMX_DEV_FN void shmemx_dev__sync_scope(int scope)
         shmemx_dev__sync_block();
 }
 
+/* The proxy for PEs of other hosts (needs the primitives above). */
+#include <shmemx_device_proxy.h>
+
 SHMEMX_DEV_FN void shmemx_dev__put(shmemx_dev_t d, void *dest, const void *src, size_t n, int pe,
                                    int scope, const char *call)
 {
+    if (n != 0 && shmemx_dev_ptr(d, dest, pe) == NULL) { /* another host: the proxy */
+        shmemx_dev__proxy_put(d, dest, src, n, NULL, 0, 0, pe, scope, 0, call);
+        return;
+    }
     if (n == 0) { /* nothing to move: dest may be anything, even NULL */
         shmemx_dev__sync_scope(scope);
         return;
@@ -189,6 +196,10 @@ SHMEMX_DEV_FN void shmemx_dev__put(shmemx_dev_t d, void *dest, const void *src, 
 SHMEMX_DEV_FN void shmemx_dev__get(shmemx_dev_t d, void *dest, const void *src, size_t n, int pe,
                                    int scope, const char *call)
 {
+    if (n != 0 && shmemx_dev_ptr(d, src, pe) == NULL) { /* another host: the proxy */
+        shmemx_dev__proxy_get(d, dest, src, n, pe, scope, call);
+        return;
+    }
     if (n == 0) {
         shmemx_dev__sync_scope(scope);
         return;
@@ -222,6 +233,20 @@ SHMEMX_DEV_FN void shmemx_dev__signal(shmemx_dev_t d, uint64_t *sig_addr, uint64
     shmemx_dev__sync_scope(scope);
 }
 
+/* A put with a signal: to another host, one request to the proxy, so that
+ * the signal follows the data there too. */
+SHMEMX_DEV_FN void shmemx_dev__put_signal(shmemx_dev_t d, void *dest, const void *src, size_t n,
+                                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                          int scope, int nbi, const char *call)
+{
+    if (shmemx_dev_ptr(d, sig_addr, pe) == NULL) {
+        shmemx_dev__proxy_put(d, dest, src, n, sig_addr, signal, sig_op, pe, scope, nbi, call);
+        return;
+    }
+    shmemx_dev__put(d, dest, src, n, pe, scope, call);
+    shmemx_dev__signal(d, sig_addr, signal, sig_op, pe, scope, call);
+}
+
 #define SHMEMX_DEV__SCOPES(X)                                                                      \
     X(, 0)                                                                                         \
     X(_warp, 1)                                                                                    \
@@ -252,17 +277,15 @@ SHMEMX_DEV_FN void shmemx_dev__signal(shmemx_dev_t d, uint64_t *sig_addr, uint64
         shmemx_dev_t d, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,            \
         uint64_t signal, int sig_op, int pe)                                                       \
     {                                                                                              \
-        shmemx_dev__put(d, dest, src, nbytes, pe, scope, "shmemx_dev_putmem_signal" #suffix);      \
-        shmemx_dev__signal(d, sig_addr, signal, sig_op, pe, scope,                                 \
-                           "shmemx_dev_putmem_signal" #suffix);                                    \
+        shmemx_dev__put_signal(d, dest, src, nbytes, sig_addr, signal, sig_op, pe, scope, 0,       \
+                               "shmemx_dev_putmem_signal" #suffix);                                \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_putmem_signal_nbi##suffix(                                       \
         shmemx_dev_t d, void *dest, const void *src, size_t nbytes, uint64_t *sig_addr,            \
         uint64_t signal, int sig_op, int pe)                                                       \
     {                                                                                              \
-        shmemx_dev__put(d, dest, src, nbytes, pe, scope, "shmemx_dev_putmem_signal_nbi" #suffix);  \
-        shmemx_dev__signal(d, sig_addr, signal, sig_op, pe, scope,                                 \
-                           "shmemx_dev_putmem_signal_nbi" #suffix);                                \
+        shmemx_dev__put_signal(d, dest, src, nbytes, sig_addr, signal, sig_op, pe, scope, 1,       \
+                               "shmemx_dev_putmem_signal_nbi" #suffix);                            \
     }
 SHMEMX_DEV__SCOPES(SHMEMX_DEV__MEM_FNS)
 
@@ -295,10 +318,8 @@ SHMEMX_DEV__SCOPES(SHMEMX_DEV__MEM_FNS)
                                                            size_t nelems, uint64_t *sig_addr,      \
                                                            uint64_t signal, int sig_op, int pe)    \
     {                                                                                              \
-        shmemx_dev__put(d, dest, src, nelems * sizeof(T), pe, scope,                               \
-                        "shmemx_dev_" #N "_put_signal" #suffix);                                   \
-        shmemx_dev__signal(d, sig_addr, signal, sig_op, pe, scope,                                 \
-                           "shmemx_dev_" #N "_put_signal" #suffix);                                \
+        shmemx_dev__put_signal(d, dest, src, nelems * sizeof(T), sig_addr, signal, sig_op, pe,     \
+                               scope, 0, "shmemx_dev_" #N "_put_signal" #suffix);                  \
     }
 
 #define SHMEMX_DEV__TYPED(T, N, unused)                                                            \
@@ -307,12 +328,24 @@ SHMEMX_DEV__SCOPES(SHMEMX_DEV__MEM_FNS)
     SHMEMX_DEV__TYPED_SCOPE(T, N, _block, 2)                                                       \
     SHMEMX_DEV_FN void shmemx_dev_##N##_p(shmemx_dev_t d, T *dest, T value, int pe)                \
     {                                                                                              \
-        *(volatile T *)shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_p") = value;   \
+        T *to_ = (T *)shmemx_dev__ptr_range(d, dest, sizeof(T), pe);                               \
+        if (to_ != NULL) {                                                                         \
+            *(volatile T *)to_ = value;                                                            \
+        } else {                                                                                   \
+            uint64_t w_ = 0;                                                                       \
+            memcpy(&w_, &value, sizeof(T));                                                        \
+            shmemx_dev__proxy_p(d, dest, w_, sizeof(T), pe, "shmemx_dev_" #N "_p");                \
+        }                                                                                          \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_g(shmemx_dev_t d, const T *src, int pe)                       \
     {                                                                                              \
-        return *(const volatile T *)shmemx_dev__route(d, src, sizeof(T), pe,                       \
-                                                      "shmemx_dev_" #N "_g");                      \
+        const T *from_ = (const T *)shmemx_dev__ptr_range(d, src, sizeof(T), pe);                  \
+        if (from_ != NULL)                                                                         \
+            return *(const volatile T *)from_;                                                     \
+        const uint64_t w_ = shmemx_dev__proxy_g(d, src, sizeof(T), pe, "shmemx_dev_" #N "_g");     \
+        T v_;                                                                                      \
+        memcpy(&v_, &w_, sizeof(T));                                                               \
+        return v_;                                                                                 \
     }
 SHMEMX_DEV_RMA_TYPES(SHMEMX_DEV__TYPED, )
 
@@ -399,23 +432,58 @@ enum {
     }
 SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__WORD_FNS, )
 
+/* An atomic through the route: here, the word's rmw; on another host, the
+ * proxy (code: SHMEMX_DEV_PROXY_AMO_*). */
+#define SHMEMX_DEV__ROUTED_AMO(T, N, unused)                                                       \
+    SHMEMX_DEV_FN uint64_t shmemx_dev__##N##_amo(shmemx_dev_t d, const T *dest, int pe,            \
+                                                 unsigned code, uint64_t v, uint64_t cond,         \
+                                                 const char *call)                                 \
+    {                                                                                              \
+        void *p = shmemx_dev__ptr_range(d, dest, sizeof(T), pe);                                   \
+        if (p == NULL)                                                                             \
+            return shmemx_dev__proxy_amo(d, (void *)dest, code, sizeof(T), v, cond, pe, call);     \
+        switch (code) {                                                                            \
+        case SHMEMX_DEV_PROXY_AMO_FETCH:                                                           \
+            return shmemx_dev__##N##_load(p);                                                      \
+        case SHMEMX_DEV_PROXY_AMO_SET:                                                             \
+            shmemx_dev__##N##_store(p, v);                                                         \
+            return 0;                                                                              \
+        case SHMEMX_DEV_PROXY_AMO_SWAP:                                                            \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__EXCH, v, 0);                               \
+        case SHMEMX_DEV_PROXY_AMO_CSWAP:                                                           \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__CAS, v, cond);                             \
+        case SHMEMX_DEV_PROXY_AMO_ADD:                                                             \
+        case SHMEMX_DEV_PROXY_AMO_FETCH_ADD:                                                       \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, v, 0);                                \
+        case SHMEMX_DEV_PROXY_AMO_AND:                                                             \
+        case SHMEMX_DEV_PROXY_AMO_FETCH_AND:                                                       \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__AND, v, 0);                                \
+        case SHMEMX_DEV_PROXY_AMO_OR:                                                              \
+        case SHMEMX_DEV_PROXY_AMO_FETCH_OR:                                                        \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__OR, v, 0);                                 \
+        default:                                                                                   \
+            return shmemx_dev__##N##_rmw(p, SHMEMX_DEV__XOR, v, 0);                                \
+        }                                                                                          \
+    }
+SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__ROUTED_AMO, )
+
 #define SHMEMX_DEV__EXTENDED_AMO(T, N, unused)                                                     \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch(shmemx_dev_t d, const T *source, int pe)         \
     {                                                                                              \
-        const void *p =                                                                            \
-            shmemx_dev__route(d, source, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch");         \
-        return shmemx_dev__##N##_value(shmemx_dev__##N##_load(p));                                 \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_amo(                                      \
+            d, source, pe, SHMEMX_DEV_PROXY_AMO_FETCH, 0, 0, "shmemx_dev_" #N "_atomic_fetch"));   \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_set(shmemx_dev_t d, T *dest, T value, int pe)       \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_set");       \
-        shmemx_dev__##N##_store(p, shmemx_dev__##N##_bits(value));                                 \
+        (void)shmemx_dev__##N##_amo(d, dest, pe, SHMEMX_DEV_PROXY_AMO_SET,                         \
+                                    shmemx_dev__##N##_bits(value), 0,                              \
+                                    "shmemx_dev_" #N "_atomic_set");                               \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_swap(shmemx_dev_t d, T *dest, T value, int pe)         \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_swap");      \
-        return shmemx_dev__##N##_value(                                                            \
-            shmemx_dev__##N##_rmw(p, SHMEMX_DEV__EXCH, shmemx_dev__##N##_bits(value), 0));         \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_amo(                                      \
+            d, dest, pe, SHMEMX_DEV_PROXY_AMO_SWAP, shmemx_dev__##N##_bits(value), 0,              \
+            "shmemx_dev_" #N "_atomic_swap"));                                                     \
     }
 SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__EXTENDED_AMO, )
 
@@ -423,33 +491,42 @@ SHMEM_EXTENDED_AMO_TYPES(SHMEMX_DEV__EXTENDED_AMO, )
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_compare_swap(shmemx_dev_t d, T *dest, T cond, T value, \
                                                          int pe)                                   \
     {                                                                                              \
-        void *p =                                                                                  \
-            shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_compare_swap");    \
-        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(                                      \
-            p, SHMEMX_DEV__CAS, shmemx_dev__##N##_bits(value), shmemx_dev__##N##_bits(cond)));     \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_amo(                                      \
+            d, dest, pe, SHMEMX_DEV_PROXY_AMO_CSWAP, shmemx_dev__##N##_bits(value),                \
+            shmemx_dev__##N##_bits(cond), "shmemx_dev_" #N "_atomic_compare_swap"));               \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_add(shmemx_dev_t d, T *dest, T value, int pe)    \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_add"); \
-        return shmemx_dev__##N##_value(                                                            \
-            shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0));          \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_amo(                                      \
+            d, dest, pe, SHMEMX_DEV_PROXY_AMO_FETCH_ADD, shmemx_dev__##N##_bits(value), 0,         \
+            "shmemx_dev_" #N "_atomic_fetch_add"));                                                \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_add(shmemx_dev_t d, T *dest, T value, int pe)       \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_add");       \
-        (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, shmemx_dev__##N##_bits(value), 0);         \
+        (void)shmemx_dev__##N##_amo(d, dest, pe, SHMEMX_DEV_PROXY_AMO_ADD,                         \
+                                    shmemx_dev__##N##_bits(value), 0,                              \
+                                    "shmemx_dev_" #N "_atomic_add");                               \
     }                                                                                              \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_inc(shmemx_dev_t d, T *dest, int pe)             \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_inc"); \
-        return shmemx_dev__##N##_value(shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0));           \
+        return shmemx_dev__##N##_value(                                                            \
+            shmemx_dev__##N##_amo(d, dest, pe, SHMEMX_DEV_PROXY_AMO_FETCH_ADD, 1, 0,               \
+                                  "shmemx_dev_" #N "_atomic_fetch_inc"));                          \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_inc(shmemx_dev_t d, T *dest, int pe)                \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_inc");       \
-        (void)shmemx_dev__##N##_rmw(p, SHMEMX_DEV__ADD, 1, 0);                                     \
+        (void)shmemx_dev__##N##_amo(d, dest, pe, SHMEMX_DEV_PROXY_AMO_ADD, 1, 0,                   \
+                                    "shmemx_dev_" #N "_atomic_inc");                               \
     }
 SHMEM_STANDARD_AMO_TYPES(SHMEMX_DEV__STANDARD_AMO, )
+
+/* The proxy's code of a bitwise op (SHMEMX_DEV__AND/OR/XOR), fetching or not. */
+#define SHMEMX_DEV__BITWISE_CODE(op, fetching)                                                     \
+    ((op) == SHMEMX_DEV__AND                                                                       \
+         ? ((fetching) ? SHMEMX_DEV_PROXY_AMO_FETCH_AND : SHMEMX_DEV_PROXY_AMO_AND)                \
+     : (op) == SHMEMX_DEV__OR                                                                      \
+         ? ((fetching) ? SHMEMX_DEV_PROXY_AMO_FETCH_OR : SHMEMX_DEV_PROXY_AMO_OR)                  \
+         : ((fetching) ? SHMEMX_DEV_PROXY_AMO_FETCH_XOR : SHMEMX_DEV_PROXY_AMO_XOR))
 
 #define SHMEMX_DEV__BITWISE_AMO(T, N, unused)                                                      \
     SHMEMX_DEV__BITWISE_OP(T, N, and, SHMEMX_DEV__AND)                                             \
@@ -458,30 +535,33 @@ SHMEM_STANDARD_AMO_TYPES(SHMEMX_DEV__STANDARD_AMO, )
 #define SHMEMX_DEV__BITWISE_OP(T, N, name, op)                                                     \
     SHMEMX_DEV_FN T shmemx_dev_##N##_atomic_fetch_##name(shmemx_dev_t d, T *dest, T value, int pe) \
     {                                                                                              \
-        void *p =                                                                                  \
-            shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_fetch_" #name);    \
-        return shmemx_dev__##N##_value(                                                            \
-            shmemx_dev__##N##_rmw(p, op, shmemx_dev__##N##_bits(value), 0));                       \
+        return shmemx_dev__##N##_value(shmemx_dev__##N##_amo(                                      \
+            d, dest, pe, SHMEMX_DEV__BITWISE_CODE(op, 1), shmemx_dev__##N##_bits(value), 0,        \
+            "shmemx_dev_" #N "_atomic_fetch_" #name));                                             \
     }                                                                                              \
     SHMEMX_DEV_FN void shmemx_dev_##N##_atomic_##name(shmemx_dev_t d, T *dest, T value, int pe)    \
     {                                                                                              \
-        void *p = shmemx_dev__route(d, dest, sizeof(T), pe, "shmemx_dev_" #N "_atomic_" #name);    \
-        (void)shmemx_dev__##N##_rmw(p, op, shmemx_dev__##N##_bits(value), 0);                      \
+        (void)shmemx_dev__##N##_amo(d, dest, pe, SHMEMX_DEV__BITWISE_CODE(op, 0),                  \
+                                    shmemx_dev__##N##_bits(value), 0,                              \
+                                    "shmemx_dev_" #N "_atomic_" #name);                            \
     }
 SHMEM_BITWISE_AMO_TYPES(SHMEMX_DEV__BITWISE_AMO, )
+
+/* Floating-point atomic add (needs the word conversions above). */
+#include <shmemx_device_famo.h>
 
 /* ---- fence, quiet, signals, waits ---------------------------------------- */
 
 SHMEMX_DEV_FN void shmemx_dev_fence(shmemx_dev_t d)
 {
-    (void)d;
     shmemx_dev__fence();
+    shmemx_dev__proxy_fence(d, "shmemx_dev_fence");
 }
 
 SHMEMX_DEV_FN void shmemx_dev_quiet(shmemx_dev_t d)
 {
-    (void)d;
     shmemx_dev__quiet();
+    shmemx_dev__proxy_quiet(d, "shmemx_dev_quiet");
 }
 
 SHMEMX_DEV_FN int shmemx_dev__compare(int cmp, int sign, uint64_t a, uint64_t b)
@@ -610,6 +690,18 @@ SHMEMX_DEV_FN uint64_t shmemx_dev_signal_wait_until(shmemx_dev_t d, uint64_t *si
  * waits (acquire) until each member's flag[slot][member] here reaches it.
  * Members call the same syncs in the same order, so the counts agree. */
 
+/* A release store of a synchronization flag of PE pe (the proxy's SET for
+ * a PE of another host: it follows this thread's earlier requests). */
+SHMEMX_DEV_FN void shmemx_dev__flag_set(shmemx_dev_t d, uint64_t *flag, uint64_t v, int pe,
+                                        const char *call)
+{
+    uint64_t *p = (uint64_t *)shmemx_dev_ptr(d, flag, pe);
+    if (p != NULL)
+        shmemx_dev__st_release64(p, v);
+    else
+        (void)shmemx_dev__proxy_amo(d, flag, SHMEMX_DEV_PROXY_AMO_SET, 8, v, 0, pe, call);
+}
+
 SHMEMX_DEV_FN void shmemx_dev__team_sync(shmemx_dev_t d, shmemx_dev_team_t t, const char *call)
 {
     if ((unsigned)t.slot >= d.nslots || t.size <= 0) {
@@ -624,8 +716,7 @@ SHMEMX_DEV_FN void shmemx_dev__team_sync(shmemx_dev_t d, shmemx_dev_team_t t, co
     for (int i = 0; i < t.size; i++) {
         int pe = shmemx_dev_team_pe(t, i);
         if (pe != d.my_pe)
-            shmemx_dev__st_release64(
-                shmemx_dev__route(d, flags + d.my_pe, sizeof(uint64_t), pe, call), seq);
+            shmemx_dev__flag_set(d, flags + d.my_pe, seq, pe, call);
     }
     for (int i = 0; i < t.size; i++) {
         int pe = shmemx_dev_team_pe(t, i);
@@ -653,6 +744,7 @@ SHMEMX_DEV_FN void shmemx_dev_sync_all(shmemx_dev_t d)
 SHMEMX_DEV_FN void shmemx_dev_barrier_all(shmemx_dev_t d)
 {
     shmemx_dev__quiet();
+    shmemx_dev__proxy_quiet(d, "shmemx_dev_barrier_all");
     shmemx_dev__team_sync(d, shmemx_dev_team_world(d), "shmemx_dev_barrier_all");
 }
 
@@ -678,6 +770,7 @@ SHMEMX_DEV_FN void shmemx_dev_barrier_all_block(shmemx_dev_t d)
     shmemx_dev__sync_block();
     if (shmemx_dev__tid() == 0) {
         shmemx_dev__quiet();
+        shmemx_dev__proxy_quiet(d, "shmemx_dev_barrier_all_block");
         shmemx_dev__team_sync(d, shmemx_dev_team_world(d), "shmemx_dev_barrier_all_block");
     }
     shmemx_dev__sync_block();
