@@ -9,28 +9,34 @@
 
 SHOAL_API_DEF(void, shmem_fence)(void)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_fence(SHOAL_FN);
 }
 SHOAL_API_DEF(void, shmem_ctx_fence)(shmem_ctx_t ctx)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_fence(SHOAL_FN);
 }
 SHOAL_API_DEF(void, shmem_quiet)(void)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_quiet(SHOAL_FN);
 }
 SHOAL_API_DEF(void, shmem_ctx_quiet)(shmem_ctx_t ctx)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_quiet(SHOAL_FN);
 }
 
 SHOAL_API_DEF(void, shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_pe_quiet(SHOAL_FN, ctx, target_pes, npes);
 }
 
 SHOAL_API_DEF(void, shmem_pe_quiet)(const int *target_pes, size_t npes)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_pe_quiet(SHOAL_FN, SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 

@@ -36,7 +36,15 @@
     X(SIGNAL, "signal")                                                                            \
     X(WAIT, "wait")                                                                                \
     X(COLL, "barrier/collective")                                                                  \
-    X(ALLOC, "alloc")
+    X(ALLOC, "alloc")                                                                              \
+    X(ORDER, "quiet/fence")                                                                        \
+    X(NET, "network")                                                                              \
+    X(RANGE, "user range")
+
+/* The families past the last of these are not counted by the profile: a
+ * network operation lies inside the call that issued it, and a user range
+ * around calls, so their time would be counted twice. */
+#define SHOAL_TRACE_PROFILED SHOAL_TRACE_NET
 
 typedef enum {
 #define SHOAL_TRACE_FAMILY_ENUM(id, name) SHOAL_TRACE_##id,
@@ -57,6 +65,24 @@ uint64_t shoal_trace_now(void);
 void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0, int peer,
                         uint64_t bytes, const void *addr);
 
+/* The same for a collective over `team` (a shmem_team_t; NULL: an active
+ * set of `set_size` PEs, the deprecated collectives). */
+void shoal_trace_record_team(const char *fn, shoal_trace_family_t family, uint64_t t0,
+                             const void *team, int set_size);
+
+/* A network operation (a transfer, an AMO, a completion) issued inside the
+ * traced call that is running: recorded nested in it, whatever the depth. */
+uint64_t shoal_trace_net_begin(void);
+void shoal_trace_net_end(const char *what, uint64_t t0, int peer, uint64_t bytes);
+
+/* shmemx_trace_begin / _end: a user range on this thread's track. */
+void shoal_trace_range_begin(const char *fn, const char *name);
+void shoal_trace_range_end(const char *fn, const char *name);
+
+/* shmemx_trace_caller: the name this thread's calls are recorded under
+ * (a language binding's name for the call), or NULL for their own. */
+void shoal_trace_set_caller(const char *name);
+
 /* Nesting: a routine's own inner calls are not recorded. */
 int shoal_trace_enter(void);
 void shoal_trace_leave(void);
@@ -68,7 +94,9 @@ typedef struct {
     uint64_t t0; /* 0: not recording */
     uint64_t bytes;
     const void *addr;
+    const void *team; /* with is_team: the team (NULL: an active set of peer PEs) */
     int peer;
+    int is_team;
     shoal_trace_family_t family;
 } shoal_trace_scope_t;
 
@@ -76,7 +104,7 @@ static inline shoal_trace_scope_t shoal_trace_scope_begin(const char *fn,
                                                           shoal_trace_family_t family, int peer,
                                                           uint64_t bytes, const void *addr)
 {
-    shoal_trace_scope_t s = {fn, 0, bytes, addr, peer, family};
+    shoal_trace_scope_t s = {fn, 0, bytes, addr, NULL, peer, 0, family};
     if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
         s.t0 = shoal_trace_now();
     return s;
@@ -86,7 +114,10 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
 {
     if (__builtin_expect(s->t0 != 0, 0)) {
         shoal_trace_leave();
-        shoal_trace_record(s->fn, s->family, s->t0, s->peer, s->bytes, s->addr);
+        if (s->is_team)
+            shoal_trace_record_team(s->fn, s->family, s->t0, s->team, s->peer);
+        else
+            shoal_trace_record(s->fn, s->family, s->t0, s->peer, s->bytes, s->addr);
     }
 }
 
@@ -94,6 +125,16 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
     shoal_trace_scope_t shoal_trace_scope_                                                         \
         __attribute__((cleanup(shoal_trace_scope_end), unused)) =                                  \
             shoal_trace_scope_begin(fn, family, peer, bytes, addr)
+
+/* A collective over `team` (a shmem_team_t, read only when recorded, after
+ * the routine checked it), or over an active set of set_size PEs (team
+ * NULL). */
+#define SHOAL_TRACE_SCOPE_TEAM(fn, family, team_, set_size)                                        \
+    shoal_trace_scope_t shoal_trace_scope_                                                         \
+        __attribute__((cleanup(shoal_trace_scope_end), unused)) =                                  \
+            shoal_trace_scope_begin(fn, family, set_size, 0, NULL);                                \
+    shoal_trace_scope_.team = (team_);                                                             \
+    shoal_trace_scope_.is_team = 1
 
 /* shoal_wait_one, recorded: the single waits branch here while tracing is
  * on, so that off their only cost is the test of shoal_trace_on. */

@@ -21,6 +21,8 @@ typedef struct {
     int pe;
     int matched;
     char fn[96];
+    char sym[128]; /* a global's symbol+offset, or "" */
+    char team[32]; /* a collective's team, or "" */
 } merged_t;
 
 static int cmp_signal(const void *a, const void *b)
@@ -41,7 +43,13 @@ static int cmp_t1(const void *a, const void *b)
 
 /* Reads every PE's file; returns the records (count in *n_p) and each PE's
  * dropped count in dropped[]. */
-static merged_t *read_all(size_t *n_p, uint64_t *dropped)
+/* A PE's clock against PE 0's, from the first line of its file. */
+typedef struct {
+    int64_t offset;
+    uint64_t rtt;
+} pe_clock_t;
+
+static merged_t *read_all(size_t *n_p, uint64_t *dropped, pe_clock_t *clock)
 {
     merged_t *all = NULL;
     size_t n = 0, cap = 0;
@@ -57,6 +65,9 @@ static merged_t *read_all(size_t *n_p, uint64_t *dropped)
         }
         while (fgets(line, sizeof(line), f) != NULL) {
             uint64_t d;
+            if (sscanf(line, "{\"clock_offset_ns\":%" SCNd64 ",\"clock_rtt_ns\":%" SCNu64,
+                       &clock[pe].offset, &clock[pe].rtt) == 2)
+                continue; /* the first line: later records are moved onto PE 0's clock */
             if (sscanf(line, "{\"dropped\":%" SCNu64, &d) == 1) {
                 dropped[pe] = d;
                 continue;
@@ -76,6 +87,16 @@ static merged_t *read_all(size_t *n_p, uint64_t *dropped)
                        m->fn, &fam, &tid, &m->e.t0, &m->e.t1, &m->e.peer, &m->e.bytes,
                        &m->e.addr) != 8)
                 continue;
+            /* Optional fields past "addr" (core/trace.c's write_buf). */
+            const char *extra;
+            m->sym[0] = m->team[0] = '\0';
+            m->e.team_npes = 0;
+            if ((extra = strstr(line, ",\"team\":\"")) != NULL)
+                sscanf(extra, ",\"team\":\"%31[^\"]\",\"team_npes\":%d", m->team, &m->e.team_npes);
+            if ((extra = strstr(line, ",\"sym\":\"")) != NULL)
+                sscanf(extra, ",\"sym\":\"%127[^\"]", m->sym);
+            m->e.t0 += (uint64_t)clock[pe].offset;
+            m->e.t1 += (uint64_t)clock[pe].offset;
             m->e.family = (uint16_t)fam;
             m->e.tid = (uint16_t)tid;
             m->pe = pe;
@@ -160,7 +181,8 @@ void shoal_trace_merge(void)
 {
     uint64_t *dropped = calloc((size_t)shoal_tr.npes, sizeof(uint64_t));
     size_t n = 0;
-    merged_t *all = dropped ? read_all(&n, dropped) : NULL;
+    pe_clock_t *clock = calloc((size_t)shoal_tr.npes, sizeof(*clock));
+    merged_t *all = dropped && clock ? read_all(&n, dropped, clock) : NULL;
     char path[4096];
     snprintf(path, sizeof(path), "%s/trace.json", shoal_tr.dir);
     shoal_outfile_t out, *f = &out;
@@ -180,6 +202,13 @@ void shoal_trace_merge(void)
         base);
     for (int pe = 0; pe < shoal_tr.npes; pe++)
         shoal_outfile_printf(f, "%s%" PRIu64, pe ? "," : "", dropped ? dropped[pe] : 0);
+    /* Each PE's clock offset to PE 0's, added to its times (core/trace_clock.c). */
+    shoal_outfile_printf(f, "],\"clock_offset_ns\":[");
+    for (int pe = 0; pe < shoal_tr.npes; pe++)
+        shoal_outfile_printf(f, "%s%" PRId64, pe ? "," : "", clock ? clock[pe].offset : 0);
+    shoal_outfile_printf(f, "],\"clock_rtt_ns\":[");
+    for (int pe = 0; pe < shoal_tr.npes; pe++)
+        shoal_outfile_printf(f, "%s%" PRIu64, pe ? "," : "", clock ? clock[pe].rtt : 0);
     shoal_outfile_printf(f, "]},\n\"traceEvents\":[");
     for (int pe = 0; pe < shoal_tr.npes; pe++)
         shoal_outfile_printf(
@@ -197,7 +226,11 @@ void shoal_trace_merge(void)
             f, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%d,\"tid\":%u,\"args\":{",
             (m->e.t1 - m->e.t0) / 1000, (m->e.t1 - m->e.t0) % 1000, m->pe, m->e.tid);
         shoal_outfile_printf(f, "\"peer\":%d,\"bytes\":%" PRIu64, m->e.peer, m->e.bytes);
-        if (m->e.addr != 0) {
+        if (m->team[0] != '\0')
+            shoal_outfile_printf(f, ",\"team\":\"%s\",\"team_npes\":%d", m->team, m->e.team_npes);
+        if (m->sym[0] != '\0')
+            shoal_outfile_printf(f, ",\"addr\":\"%s\"", m->sym);
+        else if (m->e.addr != 0) {
             unsigned row = (unsigned)(m->e.addr >> 48) - 1;
             shoal_outfile_printf(f, ",\"addr\":\"%s+0x%" PRIx64 "\"",
                                  row == SHOAL_ROUTE_HEAP      ? "heap"
@@ -214,4 +247,5 @@ void shoal_trace_merge(void)
 out:
     free(all);
     free(dropped);
+    free(clock);
 }

@@ -268,6 +268,10 @@ def test_arrays_and_job_by_keyword():
     assert (major, minor) >= (1, 5) and isinstance(name, str)
     assert kw("my_pe") == ME and kw("n_pes") == N
     assert kw("kept_bytes") >= 0
+    kw("trace_begin", name="phase")
+    kw("trace_end", name="phase")
+    with kw("trace_range", name="phase"):
+        pass
     with pytest.raises(TypeError, match=r"shoal.global_exit: status must be an integer"):
         kw("global_exit", status="now")
     shoal.barrier_all()
@@ -382,7 +386,7 @@ def test_help_shows_the_parameters():
 def test_every_public_entry_point_was_called_by_keyword():
     core = shoal._core
     want = {n for n in dir(core) if not n.startswith("_") and inspect.isbuiltin(getattr(core, n))}
-    want |= {"empty", "zeros", "ones", "full", "array", "free", "peer", "allreduce"}
+    want |= {"empty", "zeros", "ones", "full", "array", "free", "peer", "allreduce", "trace_range"}
     want |= {f"{c.__name__}.{n}" for c in (shoal.Team, shoal.Context, shoal.Lock)
              for n, m in vars(c).items() if not n.startswith("_") and callable(m)}
     missing = want - CALLED
