@@ -968,6 +968,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     on_exit(exit_handler, NULL);
+    shmemx_trace_caller("import shoal"); /* the module's own allocations, traced */
     if (forget_job_key() < 0)
         return NULL;
     shoalpy_types_init();
