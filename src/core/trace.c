@@ -433,8 +433,8 @@ void shoal_trace_flush(void)
     shoal_trace_pe_file(path, sizeof(path), shoal_tr.me);
     pthread_mutex_lock(&shoal_tr.lock);
     shoal_outfile_t f;
-    if (shoal_outfile_open(&f, "shmem_pcontrol", "SHOAL_TRACE", path, "a", &shoal_tr.pe_file_lost) ==
-        SHOAL_OK) {
+    if (shoal_outfile_open(&f, "shmem_pcontrol", "SHOAL_TRACE", path, "a",
+                           &shoal_tr.pe_file_lost) == SHOAL_OK) {
         write_buf(&f, my_buf);
         shoal_outfile_close(&f);
     }

@@ -219,8 +219,9 @@ void shoal_trace_merge(void)
             pe ? "," : "", pe, pe, pe, pe);
     for (size_t i = 0; i < n; i++) {
         const merged_t *m = &all[i];
-        shoal_outfile_printf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",", m->fn,
-                             shoal_trace_family_name[m->e.family < SHOAL_TRACE_NFAMILIES ? m->e.family : 0]);
+        shoal_outfile_printf(
+            f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",", m->fn,
+            shoal_trace_family_name[m->e.family < SHOAL_TRACE_NFAMILIES ? m->e.family : 0]);
         put_ts(f, "ts", m->e.t0, base);
         shoal_outfile_printf(
             f, ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%d,\"tid\":%u,\"args\":{",
@@ -243,7 +244,8 @@ void shoal_trace_merge(void)
     size_t flows = write_flows(f, all, n, base);
     shoal_outfile_printf(f, "\n]}\n");
     if (shoal_outfile_close(f) == SHOAL_OK)
-        SHOAL_INFO("trace: %zu events and %zu flows from %d PEs in %s", n, flows, shoal_tr.npes, path);
+        SHOAL_INFO("trace: %zu events and %zu flows from %d PEs in %s", n, flows, shoal_tr.npes,
+                   path);
 out:
     free(all);
     free(dropped);
