@@ -186,8 +186,10 @@ static void print_shares(const uint64_t *all, size_t words, int np, int lag, sho
                 pe, s.wall, s.compute, s.comm, s.wait, w[W_WORLD_NS], w[W_WORLD_CALLS], pe == lag);
     }
     if (np > PROFILE_PRINT_PES)
-        printf("Each PE's wall time (every PE's row is in SHOAL_PROFILE_CSV): waiting is %.0f%% "
-               "on PE %d (the most) and %.0f%% on PE %d (the least)\n",
+        printf("Each PE's wall time (%s): waiting is %.0f%% on PE %d (the most) and %.0f%% on "
+               "PE %d (the least)\n",
+               csv != NULL ? "every PE's row is in SHOAL_PROFILE_CSV"
+                           : "set SHOAL_PROFILE_CSV=<file> for every PE's row",
                pct(most_wait.wait, most_wait.wall), most_pe, pct(least_wait.wait, least_wait.wall),
                least_pe);
 }

@@ -268,9 +268,13 @@ def test_arrays_and_job_by_keyword():
     assert (major, minor) >= (1, 5) and isinstance(name, str)
     assert kw("my_pe") == ME and kw("n_pes") == N
     assert kw("kept_bytes") >= 0
-    kw("trace_begin", name="phase")
-    kw("trace_end", name="phase")
-    with kw("trace_range", name="phase"):
+    # (kw's own first parameter is called name, so these pass theirs in a dict)
+    for routine in ("trace_begin", "trace_end", "trace_range"):
+        _check_all_keywords(routine, getattr(shoal, routine), {"name": "phase"})
+        CALLED.add(routine)
+    shoal.trace_begin(**{"name": "phase"})
+    shoal.trace_end(**{"name": "phase"})
+    with shoal.trace_range(**{"name": "phase"}):
         pass
     with pytest.raises(TypeError, match=r"shoal.global_exit: status must be an integer"):
         kw("global_exit", status="now")
