@@ -68,11 +68,11 @@ static void net_wait_end(const char *fn, shoal_status_t status)
 
 void shoal_net_quiet(const char *fn)
 {
-    const uint64_t t0 = NET_TRACE_BEGIN();
+    int top = 0;
+    const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
     shoal_hang_simple(SHOAL_HANG_NET, fn);
     net_wait_end(fn, shoal_transport_quiet(shoal_net));
-    if (t0 != 0)
-        shoal_trace_net_end("net quiet", t0, -1, 0);
+    shoal_trace_order_end(fn, "net quiet", t0, top);
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
@@ -86,11 +86,11 @@ void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 
 void shoal_net_fence(const char *fn)
 {
-    const uint64_t t0 = NET_TRACE_BEGIN();
+    int top = 0;
+    const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
     shoal_hang_simple(SHOAL_HANG_NET, fn);
     net_wait_end(fn, shoal_transport_fence(shoal_net));
-    if (t0 != 0)
-        shoal_trace_net_end("net fence", t0, -1, 0);
+    shoal_trace_order_end(fn, "net fence", t0, top);
 }
 
 void shoal_pe_quiet(const char *fn, shmem_ctx_t ctx, const int *pes, size_t npes)

@@ -229,6 +229,30 @@ void shoal_trace_net_end(const char *what, uint64_t t0, int peer, uint64_t bytes
     record(&e);
 }
 
+uint64_t shoal_trace_order_begin(int *top_p)
+{
+    *top_p = 0;
+    if (!shoal_trace_on || !shoal_pcontrol_enabled())
+        return 0;
+    *top_p = shoal_trace_enter();
+    return shoal_trace_now();
+}
+
+void shoal_trace_order_end(const char *fn, const char *what, uint64_t t0, int top)
+{
+    if (t0 == 0)
+        return;
+    if (top)
+        shoal_trace_leave();
+    /* The program's quiet or fence; one that another routine makes without
+     * a slice of its own (shmem_finalize, shmem_ctx_destroy) is the network's. */
+    if (top && (strstr(fn, "quiet") != NULL || strstr(fn, "fence") != NULL)) {
+        shoal_trace_record(fn, SHOAL_TRACE_ORDER, t0, -1, 0, NULL);
+    } else {
+        shoal_trace_net_end(what, t0, -1, 0);
+    }
+}
+
 void shoal_trace_set_caller(const char *name)
 {
     my_caller = name;

@@ -75,6 +75,12 @@ void shoal_trace_record_team(const char *fn, shoal_trace_family_t family, uint64
 uint64_t shoal_trace_net_begin(void);
 void shoal_trace_net_end(const char *what, uint64_t t0, int peer, uint64_t bytes);
 
+/* Quiet and fence on the network branch (core/net_path.c): the program's
+ * own shmem_quiet or shmem_fence (*top_p set) is recorded as a
+ * "quiet/fence" slice under its name, any other as a network slice `what`. */
+uint64_t shoal_trace_order_begin(int *top_p);
+void shoal_trace_order_end(const char *fn, const char *what, uint64_t t0, int top);
+
 /* shmemx_trace_begin / _end: a user range on this thread's track. */
 void shoal_trace_range_begin(const char *fn, const char *name);
 void shoal_trace_range_end(const char *fn, const char *name);
