@@ -389,6 +389,14 @@ void shoal_trace_init(void)
     }
     if (shoal_tr.dir == NULL && !shoal_tr.profile)
         return;
+    if (shoal_tr.dir != NULL && shoal.route.nrows > SHOAL_ROUTE_GLOBALS) {
+        /* Loads the program's symbol table now, not while records are
+         * written (which may be late in a failing process). */
+        char name[8];
+        size_t off;
+        (void)shoal_symbol_of((const void *)shoal.route.row[SHOAL_ROUTE_GLOBALS].base, name,
+                              sizeof(name), &off);
+    }
     shoal_tr.t_init = shoal_trace_now();
     shoal_tr.gen++;
     shoal_tr.threads_refused = 0;

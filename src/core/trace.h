@@ -100,9 +100,7 @@ typedef struct {
     uint64_t t0; /* 0: not recording */
     uint64_t bytes;
     const void *addr;
-    const void *team; /* with is_team: the team (NULL: an active set of peer PEs) */
     int peer;
-    int is_team;
     shoal_trace_family_t family;
 } shoal_trace_scope_t;
 
@@ -110,7 +108,7 @@ static inline shoal_trace_scope_t shoal_trace_scope_begin(const char *fn,
                                                           shoal_trace_family_t family, int peer,
                                                           uint64_t bytes, const void *addr)
 {
-    shoal_trace_scope_t s = {fn, 0, bytes, addr, NULL, peer, 0, family};
+    shoal_trace_scope_t s = {fn, 0, bytes, addr, peer, family};
     if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
         s.t0 = shoal_trace_now();
     return s;
@@ -120,10 +118,35 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
 {
     if (__builtin_expect(s->t0 != 0, 0)) {
         shoal_trace_leave();
-        if (s->is_team)
-            shoal_trace_record_team(s->fn, s->family, s->t0, s->team, s->peer);
-        else
-            shoal_trace_record(s->fn, s->family, s->t0, s->peer, s->bytes, s->addr);
+        shoal_trace_record(s->fn, s->family, s->t0, s->peer, s->bytes, s->addr);
+    }
+}
+
+/* The same for a collective: its own small scope, so that the untraced
+ * call keeps its fields in registers as the plain scope does. */
+typedef struct {
+    const char *fn;
+    uint64_t t0;      /* 0: not recording */
+    const void *team; /* NULL: an active set of set_size PEs */
+    int set_size;
+    shoal_trace_family_t family;
+} shoal_trace_team_scope_t;
+
+static inline shoal_trace_team_scope_t shoal_trace_team_scope_begin(const char *fn,
+                                                                    shoal_trace_family_t family,
+                                                                    const void *team, int set_size)
+{
+    shoal_trace_team_scope_t s = {fn, 0, team, set_size, family};
+    if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
+        s.t0 = shoal_trace_now();
+    return s;
+}
+
+static inline void shoal_trace_team_scope_end(shoal_trace_team_scope_t *s)
+{
+    if (__builtin_expect(s->t0 != 0, 0)) {
+        shoal_trace_leave();
+        shoal_trace_record_team(s->fn, s->family, s->t0, s->team, s->set_size);
     }
 }
 
@@ -135,12 +158,10 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
 /* A collective over `team` (a shmem_team_t, read only when recorded, after
  * the routine checked it), or over an active set of set_size PEs (team
  * NULL). */
-#define SHOAL_TRACE_SCOPE_TEAM(fn, family, team_, set_size)                                        \
-    shoal_trace_scope_t shoal_trace_scope_                                                         \
-        __attribute__((cleanup(shoal_trace_scope_end), unused)) =                                  \
-            shoal_trace_scope_begin(fn, family, set_size, 0, NULL);                                \
-    shoal_trace_scope_.team = (team_);                                                             \
-    shoal_trace_scope_.is_team = 1
+#define SHOAL_TRACE_SCOPE_TEAM(fn, family, team, set_size)                                         \
+    shoal_trace_team_scope_t shoal_trace_scope_                                                    \
+        __attribute__((cleanup(shoal_trace_team_scope_end), unused)) =                             \
+            shoal_trace_team_scope_begin(fn, family, team, set_size)
 
 /* shoal_wait_one, recorded: the single waits branch here while tracing is
  * on, so that off their only cost is the test of shoal_trace_on. */
