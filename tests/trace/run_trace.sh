@@ -33,7 +33,7 @@ ls "$work/t/trace"
 for pe in $(seq 0 $((npes - 1))); do
     [ -s "$work/t/trace/trace.$pe.jsonl" ] || { echo "FAIL: no trace.$pe.jsonl"; failures=$((failures + 1)); }
 done
-/usr/bin/python3 "$checker" trace "$work/t/trace" "$npes" || failures=$((failures + 1))
+/usr/bin/python3 "$checker" trace "$work/t/trace" "$npes" "${SHOAL_TEST_HOSTS:-1}" || failures=$((failures + 1))
 
 mkdir "$work/p"
 SHOAL_PROFILE=1 SHOAL_PROFILE_CSV=$work/p/profile.csv run "$work/p"
