@@ -47,7 +47,7 @@ SHOAL_TRACE=$work/d SHOAL_TRACE_EVENTS=10 run "$work/d"
 if grep -q "dropped" "$work/out"; then
     echo "FAIL: records dropped with a small buffer:"; cat "$work/out"; failures=$((failures + 1))
 fi
-/usr/bin/python3 "$checker" trace "$work/d" "$npes" || { echo "FAIL: trace.json with 10-record buffers"; failures=$((failures + 1)); }
+/usr/bin/python3 "$checker" trace "$work/d" "$npes" "${SHOAL_TEST_HOSTS:-1}" || { echo "FAIL: trace.json with 10-record buffers"; failures=$((failures + 1)); }
 
 [ -n "${TRACE_KEEP:-}" ] && cp -r "$work/t/trace" "$work/p/profile.csv" "$work/out" "$TRACE_KEEP/"
 [ $failures -eq 0 ] && echo PASS
