@@ -137,3 +137,18 @@ SHMEM_API float SHMEM_FN(shmemx_float_atomic_fetch_add)(float *dest, float value
 SHMEM_API void SHMEM_FN(shmemx_float_atomic_add)(float *dest, float value, int pe);
 SHMEM_API double SHMEM_FN(shmemx_double_atomic_fetch_add)(double *dest, double value, int pe);
 SHMEM_API void SHMEM_FN(shmemx_double_atomic_add)(double *dest, double value, int pe);
+
+/* User ranges on the trace (SHOAL_TRACE): the time from a begin to its end
+ * shows as one slice named `name` on the calling thread's track, around the
+ * calls made in between ("compute", "step 12"). Ranges nest; each end
+ * closes the latest begin of the thread (`name` may be NULL there; another
+ * name than the begin's is reported once and the range closed anyway).
+ * The name is copied. Cheap and silent when tracing is off. */
+SHMEM_API void SHMEM_FN(shmemx_trace_begin)(const char *name);
+SHMEM_API void SHMEM_FN(shmemx_trace_end)(const char *name);
+
+/* For language bindings: the calls this thread makes from now on are
+ * traced and profiled under `name` (the Python package passes "shoal.put"
+ * around shmem_ctx_putmem), until the next call; NULL restores the
+ * routines' own names. `name` must outlive its use (a string literal). */
+SHMEM_API void SHMEM_FN(shmemx_trace_caller)(const char *name);

@@ -17,6 +17,8 @@ collective. See docs/python.md for the whole API and the freeing rule.
 >>> shoal.put(a, np.arange(4), (shoal.my_pe() + 1) % shoal.n_pes())
 >>> shoal.barrier_all()
 """
+import contextlib as _contextlib
+
 import numpy as _np
 
 from . import _launch
@@ -29,7 +31,7 @@ from ._core import *  # noqa: F401,F403  (the C API: put, get, atomic_*, reduce,
 from ._core import Error, Team, Context, TEAM_WORLD, TEAM_SHARED  # noqa: F401
 
 __all__ = [n for n in dir(_core) if not n.startswith("_")] + [
-    "empty", "zeros", "ones", "full", "array", "free", "peer", "Lock", "allreduce",
+    "empty", "zeros", "ones", "full", "array", "free", "peer", "Lock", "allreduce", "trace_range",
 ]
 
 
@@ -176,3 +178,20 @@ class Lock:
     def __exit__(self, *exc):
         self.release()
         return False
+
+
+@_contextlib.contextmanager
+def trace_range(name):
+    """A user range on this thread's track of the trace (SHOAL_TRACE): the
+    ``with`` block shows as one slice called ``name`` around the calls made
+    in it (shmemx_trace_begin/end in C). Ranges nest. Nothing is recorded
+    when tracing is off.
+
+    >>> with shoal.trace_range("compute"):
+    ...     step()
+    """
+    _core.trace_begin(name)
+    try:
+        yield
+    finally:
+        _core.trace_end(name)

@@ -2,7 +2,7 @@
 # here) and the Python helpers of shoal/__init__.py. The C routines' parameter
 # names are the ones they take as keywords.
 from types import TracebackType
-from typing import Any, Literal, Optional, Tuple, Type, Union
+from typing import Any, ContextManager, Literal, Optional, Tuple, Type, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,7 @@ def array(obj: npt.ArrayLike, dtype: npt.DTypeLike = None) -> _Array: ...
 # free(a) and peer(a, pe) are Python wrappers with _core's signatures (above).
 def allreduce(a: _Array, op: _Op = "sum", team: Optional[Team] = None) -> _Array: ...
 def _op_name(op: Any, fn: str) -> str: ...
+def trace_range(name: str) -> ContextManager[None]: ...
 
 class Lock:
     def __init__(self) -> None: ...

@@ -738,6 +738,45 @@ static PyObject *py_is_symmetric(PyObject *m, SHOALPY_ARGS)
     return PyBool_FromLong(shmemx_addr_check(NULL, NULL, lo, len, shmem_my_pe(), NULL, 0) == 0);
 }
 
+/* trace_begin(name) / trace_end(name=None): shmemx_trace_begin/_end, for
+ * shoal.trace_range (shoal/__init__.py). */
+static PyObject *py_trace_range(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                                int begin)
+{
+    SHOALPY_SIG(begin_sig, "shoal.trace_begin", 1, "name");
+    SHOALPY_SIG(end_sig, "shoal.trace_end", 0, "name");
+    PyObject *a[1];
+    if (shoalpy_parse(begin ? &begin_sig : &end_sig, args, nargs, kwnames, a) != 0)
+        return NULL;
+    const char *name = NULL;
+    if (a[0] != NULL && a[0] != Py_None) {
+        if (!PyUnicode_Check(a[0]))
+            return PyErr_Format(PyExc_TypeError, "%s: name must be a str, not %s",
+                                begin ? begin_sig.fn : end_sig.fn, Py_TYPE(a[0])->tp_name);
+        name = PyUnicode_AsUTF8(a[0]);
+        if (name == NULL)
+            return NULL;
+    } else if (begin) {
+        return PyErr_Format(PyExc_TypeError, "%s: name must be a str, not None", begin_sig.fn);
+    }
+    if (begin)
+        shmemx_trace_begin(name);
+    else
+        shmemx_trace_end(name);
+    shmemx_trace_caller(NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_trace_begin(PyObject *m, SHOALPY_ARGS)
+{
+    return py_trace_range(args, nargs, kwnames, 1);
+}
+
+static PyObject *py_trace_end(PyObject *m, SHOALPY_ARGS)
+{
+    return py_trace_range(args, nargs, kwnames, 0);
+}
+
 static PyObject *py_kept_bytes(PyObject *m, PyObject *unused)
 {
     return PyLong_FromSize_t(heap_tab.kept_bytes);
@@ -793,12 +832,14 @@ static PyObject *py_n_pes(PyObject *m, PyObject *unused)
 
 static PyObject *py_barrier_all(PyObject *m, PyObject *unused)
 {
+    shmemx_trace_caller("shoal.barrier_all");
     Py_BEGIN_ALLOW_THREADS shmem_barrier_all();
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
 
 static PyObject *py_sync_all(PyObject *m, PyObject *unused)
 {
+    shmemx_trace_caller("shoal.sync_all");
     Py_BEGIN_ALLOW_THREADS shmem_sync_all();
     Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
@@ -855,6 +896,11 @@ static PyMethodDef module_methods[] = {
                      "pe_accessible(pe)\n--\n\nWhether PE pe can be reached."),
     SHOALPY_FASTCALL("global_exit", py_global_exit,
                      "global_exit(status)\n--\n\nEnd every PE with the exit status status."),
+    SHOALPY_FASTCALL("trace_begin", py_trace_begin,
+                     "trace_begin(name)\n--\n\nOpen a user range on this thread's trace track "
+                     "(shoal.trace_range is the with-statement form)."),
+    SHOALPY_FASTCALL("trace_end", py_trace_end,
+                     "trace_end(name=None)\n--\n\nClose this thread's latest open trace range."),
     {"kept_bytes", py_kept_bytes, METH_NOARGS,
      "kept_bytes()\n--\n\nBytes of arrays this PE collected without shoal.free that are not given "
      "back yet (the next allocation gives back what every PE has collected)."},
@@ -924,6 +970,7 @@ PyMODINIT_FUNC PyInit__core(void)
         return NULL;
     }
     on_exit(exit_handler, NULL);
+    shmemx_trace_caller("import shoal"); /* the module's own allocations, traced */
     if (forget_job_key() < 0)
         return NULL;
     shoalpy_types_init();

@@ -219,10 +219,15 @@ int shoalpy_parse_kw(shoalpy_sig_t *s, PyObject *const *args, Py_ssize_t nargs, 
                      PyObject **out);
 
 /* Fills out[0 .. s->n) with the arguments by position (NULL where not given);
- * 0, or -1 with TypeError set. Positional calls in range stay inline. */
+ * 0, or -1 with TypeError set. Positional calls in range stay inline.
+ * Every entry point parses first, so this is also where the library learns
+ * the Python name its calls are traced under (shoal.put, not the
+ * shmem_ctx_putmem it calls); the entry points without arguments name
+ * themselves with shmemx_trace_caller. */
 static inline int shoalpy_parse(shoalpy_sig_t *s, PyObject *const *args, Py_ssize_t nargs,
                                 PyObject *kwnames, PyObject **out)
 {
+    shmemx_trace_caller(s->fn);
     if (SHOAL_PY_LIKELY(kwnames == NULL && nargs >= s->required && nargs <= s->n)) {
         Py_ssize_t i = 0;
         for (; i < nargs; i++)

@@ -207,6 +207,7 @@ static PyObject *team_get_config(shoalpy_team_obj_t *self, PyObject *unused)
 
 static PyObject *team_destroy(shoalpy_team_obj_t *self, PyObject *unused)
 {
+    shmemx_trace_caller("Team.destroy");
     if (self->predefined) {
         PyErr_SetString(PyExc_ValueError, "Team.destroy: TEAM_WORLD and TEAM_SHARED are never "
                                           "destroyed");
@@ -376,6 +377,7 @@ int shoalpy_pe_ctx_args(PyObject *pe_obj, PyObject *ctx_obj, const char *fn, int
 
 static PyObject *ctx_quiet(shoalpy_ctx_obj_t *self, PyObject *unused)
 {
+    shmemx_trace_caller("Context.quiet");
     if (self->ctx != SHMEM_CTX_INVALID)
         shmem_ctx_quiet(self->ctx);
     Py_RETURN_NONE;
@@ -383,6 +385,7 @@ static PyObject *ctx_quiet(shoalpy_ctx_obj_t *self, PyObject *unused)
 
 static PyObject *ctx_fence(shoalpy_ctx_obj_t *self, PyObject *unused)
 {
+    shmemx_trace_caller("Context.fence");
     if (self->ctx != SHMEM_CTX_INVALID)
         shmem_ctx_fence(self->ctx);
     Py_RETURN_NONE;
@@ -390,6 +393,7 @@ static PyObject *ctx_fence(shoalpy_ctx_obj_t *self, PyObject *unused)
 
 static PyObject *ctx_destroy(shoalpy_ctx_obj_t *self, PyObject *unused)
 {
+    shmemx_trace_caller("Context.destroy");
     if (self->ctx != SHMEM_CTX_INVALID) {
         shmem_ctx_destroy(self->ctx);
         self->ctx = SHMEM_CTX_INVALID;

@@ -46,4 +46,12 @@
 #define SHOAL_API_TRACE(FAMILY, peer, bytes, addr)                                                 \
     SHOAL_TRACE_SCOPE(SHOAL_FN, SHOAL_TRACE_##FAMILY, peer, bytes, addr)
 
+/* The same for a barrier or collective over `team` (a shmem_team_t), whose
+ * record carries the team's name and size: FAMILY is COLL or ALLOC. */
+#define SHOAL_API_TRACE_TEAM(FAMILY, team)                                                         \
+    SHOAL_TRACE_SCOPE_TEAM(SHOAL_FN, SHOAL_TRACE_##FAMILY, (const void *)(team), 0)
+
+/* ... or over the deprecated collectives' active set of `size` PEs. */
+#define SHOAL_API_TRACE_SET(size) SHOAL_TRACE_SCOPE_TEAM(SHOAL_FN, SHOAL_TRACE_COLL, NULL, size)
+
 #endif

@@ -43,13 +43,13 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_broadcast)                                                   \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems, int PE_root)               \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         return team_broadcast(SHOAL_FN, team, dest, source, nelems * sizeof(TYPE), PE_root);       \
     }                                                                                              \
     SHOAL_API_DEF(int, shmem_##NAME##_collect)                                                     \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,         \
                            nelems * sizeof(TYPE));                                                 \
@@ -58,7 +58,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_fcollect)                                                    \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
                             nelems * sizeof(TYPE));                                                \
@@ -67,7 +67,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     SHOAL_API_DEF(int, shmem_##NAME##_alltoall)                                                    \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
                             nelems * sizeof(TYPE));                                                \
@@ -77,7 +77,7 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     (shmem_team_t team, TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
      size_t nelems)                                                                                \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst,  \
                              sst, sizeof(TYPE), nelems);                                           \
@@ -88,13 +88,13 @@ SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
 SHOAL_API_DEF(int, shmem_broadcastmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     return team_broadcast(SHOAL_FN, team, dest, source, nelems, PE_root);
 }
 SHOAL_API_DEF(int, shmem_collectmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     shoal_team_check(SHOAL_FN, team);
     shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
@@ -102,7 +102,7 @@ SHOAL_API_DEF(int, shmem_collectmem)
 SHOAL_API_DEF(int, shmem_fcollectmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     shoal_team_check(SHOAL_FN, team);
     shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
@@ -110,7 +110,7 @@ SHOAL_API_DEF(int, shmem_fcollectmem)
 SHOAL_API_DEF(int, shmem_alltoallmem)
 (shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     shoal_team_check(SHOAL_FN, team);
     shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
     return 0;
@@ -118,7 +118,7 @@ SHOAL_API_DEF(int, shmem_alltoallmem)
 SHOAL_API_DEF(int, shmem_alltoallsmem)
 (shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     shoal_team_check(SHOAL_FN, team);
     shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst, sst,
                          1, nelems);
@@ -150,7 +150,7 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)
     SHOAL_API_DEF(int, shmem_##NAME##_##OP##_reduce)                                               \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nreduce)                           \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_reduce(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nreduce, \
                           &op_##NAME##_##OP);                                                      \
@@ -161,7 +161,7 @@ SHOAL_API_DEF(int, shmem_alltoallsmem)
     (TYPE * dest, const TYPE *source, int nreduce, int PE_start, int logPE_stride, int PE_size,    \
      TYPE *pWrk, long *pSync)                                                                      \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \
@@ -202,7 +202,7 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
     SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)                                                  \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
                         &op_##NAME##_sum, 1);                                                      \
@@ -211,7 +211,7 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
     SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)                                                  \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
                         &op_##NAME##_sum, 0);                                                      \
@@ -223,7 +223,7 @@ SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 
 SHOAL_API_DEF(void, shmem_barrier_all)(void)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, &shoal_team_world);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
                      0);
@@ -233,7 +233,7 @@ SHOAL_API_DEF(void, shmem_barrier_all)(void)
 
 SHOAL_API_DEF(void, shmem_sync_all)(void)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, &shoal_team_world);
     SHOAL_REQUIRE_INIT(SHOAL_FN);
     shoal_check_coll(SHOAL_FN, &shoal_team_world.set, shoal_team_psync(&shoal_team_world), -1, 0,
                      0);
@@ -242,7 +242,7 @@ SHOAL_API_DEF(void, shmem_sync_all)(void)
 
 SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_SET(PE_size);
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
@@ -252,7 +252,7 @@ SHOAL_API_DEF(void, shmem_barrier)(int PE_start, int logPE_stride, int PE_size, 
 
 SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_SET(PE_size);
     shoal_peset_t set;
     if (!ACTIVE_SET(&set))
         return;
@@ -265,7 +265,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     (void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride,   \
      int PE_size, long *pSync)                                                                     \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \
@@ -277,7 +277,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
      long *pSync)                                                                                  \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \
@@ -287,7 +287,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
      long *pSync)                                                                                  \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \
@@ -297,7 +297,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
      long *pSync)                                                                                  \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \
@@ -307,7 +307,7 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
     (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start,    \
      int logPE_stride, int PE_size, long *pSync)                                                   \
     {                                                                                              \
-        SHOAL_API_TRACE(COLL, -1, 0, NULL);                                                        \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
         shoal_peset_t set;                                                                         \
         if (!ACTIVE_SET(&set))                                                                     \
             return;                                                                                \

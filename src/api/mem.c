@@ -11,19 +11,20 @@
 #include "core/error.h"
 #include "core/register.h"
 #include "core/state.h"
+#include "core/team.h"
 #include "device/device_heap.h"
 #include "util/env.h"
 #include "util/log.h"
 
 SHOAL_API_DEF(void *, shmem_malloc)(size_t size)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
 }
 
 SHOAL_API_DEF(void *, shmem_calloc)(size_t count, size_t size)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     if (size != 0 && count > (size_t)-1 / size) {
         SHOAL_WARN("shmem_calloc: count %zu * size %zu overflows size_t; returning NULL", count,
                    size);
@@ -34,7 +35,7 @@ SHOAL_API_DEF(void *, shmem_calloc)(size_t count, size_t size)
 
 SHOAL_API_DEF(void *, shmem_align)(size_t alignment, size_t size)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         shoal_alloc_collective_refuse(SHOAL_FN, size, alignment);
         if (SHOAL_MY_PE == 0 || shoal_env.debug)
@@ -56,7 +57,7 @@ SHOAL_API_DEF(void *, shmem_align)(size_t alignment, size_t size)
 
 SHOAL_API_DEF(void *, shmem_realloc)(void *ptr, size_t size)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     if (ptr == NULL)
         return shoal_alloc_collective(SHOAL_FN, size, 0, 0, NULL);
     return shoal_alloc_collective(SHOAL_FN, size, 0, 0, ptr);
@@ -64,7 +65,7 @@ SHOAL_API_DEF(void *, shmem_realloc)(void *ptr, size_t size)
 
 SHOAL_API_DEF(void, shmem_free)(void *ptr)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     shoal_free_collective(SHOAL_FN, ptr);
 }
 
@@ -74,7 +75,7 @@ SHOAL_API_DEF(void, shmem_free)(void *ptr)
 
 SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     /* SHMEMX_MALLOC_DEVICE asks for the device heap only among defined
      * hints. A program that sets bits no hint defines (all bits, or all but
      * one, as portable tests do) did not ask for Shoal's device memory; it
@@ -98,7 +99,7 @@ SHOAL_API_DEF(void *, shmem_malloc_with_hints)(size_t size, long hints)
 
 SHOAL_API_DEF(void *, shmemx_malloc_device)(size_t size, int device)
 {
-    SHOAL_API_TRACE(ALLOC, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(ALLOC, &shoal_team_world);
     return shoal_alloc_device_collective(SHOAL_FN, size, 0,
                                          device < 0 ? SHOAL_DEVICE_DEFAULT : device);
 }

@@ -7,6 +7,9 @@
 #include "core/barrier.h"
 #include "core/dist_lock.h"
 
+/* shmem_quiet and shmem_fence are traced where they do work, on the network
+ * branch (core/net_path.c): on one host each is one fence instruction, and
+ * stays that. */
 SHOAL_API_DEF(void, shmem_fence)(void)
 {
     shoal_fence(SHOAL_FN);
@@ -26,11 +29,13 @@ SHOAL_API_DEF(void, shmem_ctx_quiet)(shmem_ctx_t ctx)
 
 SHOAL_API_DEF(void, shmem_ctx_pe_quiet)(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_pe_quiet(SHOAL_FN, ctx, target_pes, npes);
 }
 
 SHOAL_API_DEF(void, shmem_pe_quiet)(const int *target_pes, size_t npes)
 {
+    SHOAL_API_TRACE(ORDER, -1, 0, NULL);
     shoal_pe_quiet(SHOAL_FN, SHMEM_CTX_DEFAULT, target_pes, npes);
 }
 

@@ -16,7 +16,7 @@ SHOAL_API_DEF(int, shmem_team_split_strided)
 (shmem_team_t parent, int start, int stride, int size, const shmem_team_config_t *config,
  long config_mask, shmem_team_t *new_team)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, parent);
     return shoal_team_split_strided(SHOAL_FN, parent, start, stride, size, config, config_mask,
                                     new_team);
 }
@@ -26,7 +26,7 @@ SHOAL_API_DEF(int, shmem_team_split_2d)
  shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config, long yaxis_mask,
  shmem_team_t *yaxis_team)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, parent);
     return shoal_team_split_2d(SHOAL_FN, parent, xrange, xaxis_config, xaxis_mask, xaxis_team,
                                yaxis_config, yaxis_mask, yaxis_team);
 }
@@ -87,7 +87,7 @@ SHOAL_API_DEF(void *, shmem_team_ptr)(shmem_team_t team, const void *dest, int p
 
 SHOAL_API_DEF(int, shmem_team_sync)(shmem_team_t team)
 {
-    SHOAL_API_TRACE(COLL, -1, 0, NULL);
+    SHOAL_API_TRACE_TEAM(COLL, team);
     shoal_team_check(SHOAL_FN, team);
     shoal_check_coll(SHOAL_FN, &team->set, shoal_team_psync(team), -1, 0, 0);
     shoal_barrier(SHOAL_FN, &team->set, shoal_team_psync(team));

@@ -52,7 +52,7 @@ void shoal_amo_routed(const char *fn, shoal_amo_op_t op, void *dest, size_t size
         amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
         shoal_trace_leave();
         shoal_trace_record(fn, is_signal ? SHOAL_TRACE_SIGNAL : SHOAL_TRACE_AMO, t0, pe, size,
-                           is_signal ? dest : NULL);
+                           dest);
     } else {
         amo_routed(fn, op, dest, size, operand, compare, fetch_p, pe);
     }

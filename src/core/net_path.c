@@ -8,6 +8,11 @@
 #include "core/hang.h"
 #include "core/rma.h"
 #include "core/team.h"
+#include "core/trace.h"
+
+/* Network operations are trace events of their own (family "network"),
+ * nested in the call that issued them. */
+#define NET_TRACE_BEGIN() (SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_net_begin() : 0)
 
 void shoal_net_fail(const char *fn, shoal_status_t status, int pe)
 {
@@ -26,21 +31,31 @@ void shoal_net_rma(const char *fn, shoal_rma_t kind, int pe, const shoal_where_t
                    size_t len)
 {
     const int nbi = kind == SHOAL_RMA_PUT_NBI || kind == SHOAL_RMA_GET_NBI;
+    const uint64_t t0 = NET_TRACE_BEGIN();
     shoal_status_t status =
         kind == SHOAL_RMA_PUT || kind == SHOAL_RMA_PUT_NBI
             ? shoal_transport_put(shoal_net, pe, shoal_remote_of(w), local, len, nbi)
             : shoal_transport_get(shoal_net, pe, local, shoal_remote_of(w), len, nbi);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
+    if (t0 != 0)
+        shoal_trace_net_end(kind == SHOAL_RMA_PUT       ? "net put"
+                            : kind == SHOAL_RMA_PUT_NBI ? "net put_nbi"
+                            : kind == SHOAL_RMA_GET     ? "net get"
+                                                        : "net get_nbi",
+                            t0, pe, len);
 }
 
 void shoal_net_amo(const char *fn, shoal_amo_op_t op, int pe, const shoal_where_t *w, size_t size,
                    const void *operand, const void *compare, void *fetch_p)
 {
+    const uint64_t t0 = NET_TRACE_BEGIN();
     shoal_status_t status =
         shoal_transport_amo(shoal_net, pe, shoal_remote_of(w), op, size, operand, compare, fetch_p);
     if (status != SHOAL_OK)
         shoal_net_fail(fn, status, pe);
+    if (t0 != 0)
+        shoal_trace_net_end("net amo", t0, pe, size);
 }
 
 /* Ends a blocking transport call that shoal_hang_simple opened. */
@@ -53,20 +68,29 @@ static void net_wait_end(const char *fn, shoal_status_t status)
 
 void shoal_net_quiet(const char *fn)
 {
+    int top = 0;
+    const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
     shoal_hang_simple(SHOAL_HANG_NET, fn);
     net_wait_end(fn, shoal_transport_quiet(shoal_net));
+    shoal_trace_order_end(fn, "net quiet", t0, top);
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 {
+    const uint64_t t0 = NET_TRACE_BEGIN();
     shoal_hang_simple(SHOAL_HANG_NET, fn);
     net_wait_end(fn, shoal_transport_pe_quiet(shoal_net, pes, npes));
+    if (t0 != 0)
+        shoal_trace_net_end("net pe_quiet", t0, -1, 0);
 }
 
 void shoal_net_fence(const char *fn)
 {
+    int top = 0;
+    const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
     shoal_hang_simple(SHOAL_HANG_NET, fn);
     net_wait_end(fn, shoal_transport_fence(shoal_net));
+    shoal_trace_order_end(fn, "net fence", t0, top);
 }
 
 void shoal_pe_quiet(const char *fn, shmem_ctx_t ctx, const int *pes, size_t npes)

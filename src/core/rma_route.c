@@ -74,7 +74,8 @@ void shoal_rma_routed(const char *fn, shoal_rma_t kind, void *dest, const void *
         uint64_t t0 = shoal_trace_now();
         rma_routed(fn, kind, dest, source, len, pe);
         shoal_trace_leave();
-        shoal_trace_record(fn, is_put ? SHOAL_TRACE_PUT : SHOAL_TRACE_GET, t0, pe, len, NULL);
+        shoal_trace_record(fn, is_put ? SHOAL_TRACE_PUT : SHOAL_TRACE_GET, t0, pe, len,
+                           is_put ? dest : source);
     } else {
         rma_routed(fn, kind, dest, source, len, pe);
     }

@@ -39,7 +39,15 @@
     X(SIGNAL, "signal")                                                                            \
     X(WAIT, "wait")                                                                                \
     X(COLL, "barrier/collective")                                                                  \
-    X(ALLOC, "alloc")
+    X(ALLOC, "alloc")                                                                              \
+    X(ORDER, "quiet/fence")                                                                        \
+    X(NET, "network")                                                                              \
+    X(RANGE, "user range")
+
+/* The families past the last of these are not counted by the profile: a
+ * network operation lies inside the call that issued it, and a user range
+ * around calls, so their time would be counted twice. */
+#define SHOAL_TRACE_PROFILED SHOAL_TRACE_NET
 
 typedef enum {
 #define SHOAL_TRACE_FAMILY_ENUM(id, name) SHOAL_TRACE_##id,
@@ -59,6 +67,30 @@ uint64_t shoal_trace_now(void);
 /* Records one call that began at t0 and ends now. */
 void shoal_trace_record(const char *fn, shoal_trace_family_t family, uint64_t t0, int peer,
                         uint64_t bytes, const void *addr);
+
+/* The same for a collective over `team` (a shmem_team_t; NULL: an active
+ * set of `set_size` PEs, the deprecated collectives). */
+void shoal_trace_record_team(const char *fn, shoal_trace_family_t family, uint64_t t0,
+                             const void *team, int set_size);
+
+/* A network operation (a transfer, an AMO, a completion) issued inside the
+ * traced call that is running: recorded nested in it, whatever the depth. */
+uint64_t shoal_trace_net_begin(void);
+void shoal_trace_net_end(const char *what, uint64_t t0, int peer, uint64_t bytes);
+
+/* Quiet and fence on the network branch (core/net_path.c): the program's
+ * own shmem_quiet or shmem_fence (*top_p set) is recorded as a
+ * "quiet/fence" slice under its name, any other as a network slice `what`. */
+uint64_t shoal_trace_order_begin(int *top_p);
+void shoal_trace_order_end(const char *fn, const char *what, uint64_t t0, int top);
+
+/* shmemx_trace_begin / _end: a user range on this thread's track. */
+void shoal_trace_range_begin(const char *fn, const char *name);
+void shoal_trace_range_end(const char *fn, const char *name);
+
+/* shmemx_trace_caller: the name this thread's calls are recorded under
+ * (a language binding's name for the call), or NULL for their own. */
+void shoal_trace_set_caller(const char *name);
 
 /* Nesting: a routine's own inner calls are not recorded. */
 int shoal_trace_enter(void);
@@ -93,10 +125,46 @@ static inline void shoal_trace_scope_end(shoal_trace_scope_t *s)
     }
 }
 
+/* The same for a collective: its own small scope, so that the untraced
+ * call keeps its fields in registers as the plain scope does. */
+typedef struct {
+    const char *fn;
+    uint64_t t0;      /* 0: not recording */
+    const void *team; /* NULL: an active set of set_size PEs */
+    int set_size;
+    shoal_trace_family_t family;
+} shoal_trace_team_scope_t;
+
+static inline shoal_trace_team_scope_t shoal_trace_team_scope_begin(const char *fn,
+                                                                    shoal_trace_family_t family,
+                                                                    const void *team, int set_size)
+{
+    shoal_trace_team_scope_t s = {fn, 0, team, set_size, family};
+    if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
+        s.t0 = shoal_trace_now();
+    return s;
+}
+
+static inline void shoal_trace_team_scope_end(shoal_trace_team_scope_t *s)
+{
+    if (__builtin_expect(s->t0 != 0, 0)) {
+        shoal_trace_leave();
+        shoal_trace_record_team(s->fn, s->family, s->t0, s->team, s->set_size);
+    }
+}
+
 #define SHOAL_TRACE_SCOPE(fn, family, peer, bytes, addr)                                           \
     shoal_trace_scope_t shoal_trace_scope_                                                         \
         __attribute__((cleanup(shoal_trace_scope_end), unused)) =                                  \
             shoal_trace_scope_begin(fn, family, peer, bytes, addr)
+
+/* A collective over `team` (a shmem_team_t, read only when recorded, after
+ * the routine checked it), or over an active set of set_size PEs (team
+ * NULL). */
+#define SHOAL_TRACE_SCOPE_TEAM(fn, family, team, set_size)                                         \
+    shoal_trace_team_scope_t shoal_trace_scope_                                                    \
+        __attribute__((cleanup(shoal_trace_team_scope_end), unused)) =                             \
+            shoal_trace_team_scope_begin(fn, family, team, set_size)
 
 /* shoal_wait_one, recorded: the single waits branch here while tracing is
  * on, so that off their only cost is the test of shoal_trace_on. */

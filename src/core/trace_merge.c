@@ -66,10 +66,21 @@ static int count_pes(const char *dir)
     return said > top ? said : top + 1;
 }
 
+/* This PE's clock against PE 0's (core/trace_clock.c), from its first
+ * line: the merge adds the offset to every later time of the file. */
+static void read_clock(shoal_trace_set_t *set, int pe, const char *line)
+{
+    const char *c = strstr(line, "\"clock_offset_ns\":");
+    if (c == NULL || sscanf(c, "\"clock_offset_ns\":%" SCNd64 ",\"clock_rtt_ns\":%" SCNu64,
+                            &set->clock_offset[pe], &set->clock_rtt[pe]) != 2)
+        set->clock_offset[pe] = 0, set->clock_rtt[pe] = 0;
+}
+
 /* The first line's program and globals row; its exe string is JSON with
  * only \" and \\ escaped. */
-static void read_header(shoal_trace_set_t *set, const char *line)
+static void read_header(shoal_trace_set_t *set, int pe, const char *line)
 {
+    read_clock(set, pe, line);
     const char *p = strstr(line, "\"exe\":\"");
     if (p == NULL || set->exe[0] != '\0')
         return;
@@ -88,7 +99,7 @@ static void read_header(shoal_trace_set_t *set, const char *line)
 
 static int read_pe(shoal_trace_set_t *set, const char *dir, int pe, size_t *cap)
 {
-    char path[4096], line[512];
+    char path[4096], line[8192]; /* the header holds a path */
     pe_path(path, sizeof(path), dir, pe);
     FILE *f = fopen(path, "r");
     if (f == NULL)
@@ -101,7 +112,11 @@ static int read_pe(shoal_trace_set_t *set, const char *dir, int pe, size_t *cap)
             continue;
         }
         if (strncmp(line, "{\"pe\":", 6) == 0) {
-            read_header(set, line);
+            read_header(set, pe, line);
+            continue;
+        }
+        if (strncmp(line, "{\"clock_offset_ns\":", 19) == 0) { /* a clock line of its own */
+            read_clock(set, pe, line);
             continue;
         }
         if (set->n == *cap) {
@@ -119,6 +134,16 @@ static int read_pe(shoal_trace_set_t *set, const char *dir, int pe, size_t *cap)
                    ",\"t1\":%" SCNu64 ",\"peer\":%d,\"bytes\":%" SCNu64 ",\"addr\":%" SCNu64,
                    m->fn, &fam, &tid, &m->t0, &m->t1, &m->peer, &m->bytes, &m->addr) != 8)
             continue; /* a line cut by the job's end */
+        /* Optional fields past "addr" (core/trace.c's write_pending). */
+        const char *extra;
+        m->sym[0] = m->team[0] = '\0';
+        m->team_npes = 0;
+        if ((extra = strstr(line, ",\"team\":\"")) != NULL)
+            sscanf(extra, ",\"team\":\"%31[^\"]\",\"team_npes\":%d", m->team, &m->team_npes);
+        if ((extra = strstr(line, ",\"sym\":\"")) != NULL)
+            sscanf(extra, ",\"sym\":\"%127[^\"]", m->sym);
+        m->t0 += (uint64_t)set->clock_offset[pe];
+        m->t1 += (uint64_t)set->clock_offset[pe];
         m->family = (uint16_t)fam;
         m->tid = (uint16_t)tid;
         m->pe = pe;
@@ -218,7 +243,10 @@ int shoal_trace_read(shoal_trace_set_t *set, const char *dir, int npes, const ch
     set->dropped = calloc((size_t)set->npes, sizeof(*set->dropped));
     set->complete = calloc((size_t)set->npes, sizeof(*set->complete));
     set->present = calloc((size_t)set->npes, sizeof(*set->present));
-    if (set->dropped == NULL || set->complete == NULL || set->present == NULL)
+    set->clock_offset = calloc((size_t)set->npes, sizeof(*set->clock_offset));
+    set->clock_rtt = calloc((size_t)set->npes, sizeof(*set->clock_rtt));
+    if (set->dropped == NULL || set->complete == NULL || set->present == NULL ||
+        set->clock_offset == NULL || set->clock_rtt == NULL)
         return -1;
     size_t cap = 0;
     int read = 0;
@@ -251,6 +279,8 @@ void shoal_trace_set_free(shoal_trace_set_t *set)
     free(set->dropped);
     free(set->complete);
     free(set->present);
+    free(set->clock_offset);
+    free(set->clock_rtt);
     memset(set, 0, sizeof(*set));
 }
 
@@ -273,6 +303,15 @@ void shoal_trace_addr_name(const shoal_trace_set_t *set, uint64_t key, char *out
              : row == SHOAL_ROUTE_GLOBALS ? "globals"
                                           : "row",
              off);
+}
+
+void shoal_trace_rec_addr_name(const shoal_trace_set_t *set, const shoal_trace_rec_t *rec,
+                               char *out, size_t cap)
+{
+    if (rec->sym[0] != '\0')
+        snprintf(out, cap, "%s", rec->sym);
+    else
+        shoal_trace_addr_name(set, rec->addr, out, cap);
 }
 
 /* ---- writing ---- */
@@ -327,6 +366,13 @@ int shoal_trace_write_json(const shoal_trace_set_t *set, const char *path, const
     for (int pe = 0, k = 0; pe < set->npes; pe++)
         if (set->present[pe] && !set->complete[pe])
             shoal_outfile_printf(f, "%s%d", k++ ? "," : "", pe);
+    /* Each PE's clock offset to PE 0's, added to its times (core/trace_clock.c). */
+    shoal_outfile_printf(f, "],\"clock_offset_ns\":[");
+    for (int pe = 0; pe < set->npes; pe++)
+        shoal_outfile_printf(f, "%s%" PRId64, pe ? "," : "", set->clock_offset[pe]);
+    shoal_outfile_printf(f, "],\"clock_rtt_ns\":[");
+    for (int pe = 0; pe < set->npes; pe++)
+        shoal_outfile_printf(f, "%s%" PRIu64, pe ? "," : "", set->clock_rtt[pe]);
     shoal_outfile_printf(f, "]},\n\"traceEvents\":[");
     for (int pe = 0; pe < set->npes; pe++)
         shoal_outfile_printf(
@@ -344,9 +390,11 @@ int shoal_trace_write_json(const shoal_trace_set_t *set, const char *path, const
                              ",\"dur\":%" PRIu64 ".%03" PRIu64 ",\"pid\":%d,\"tid\":%u,\"args\":{",
                              (m->t1 - m->t0) / 1000, (m->t1 - m->t0) % 1000, m->pe, m->tid);
         shoal_outfile_printf(f, "\"peer\":%d,\"bytes\":%" PRIu64, m->peer, m->bytes);
+        if (m->team[0] != '\0')
+            shoal_outfile_printf(f, ",\"team\":\"%s\",\"team_npes\":%d", m->team, m->team_npes);
         if (m->addr != 0) {
             char name[300];
-            shoal_trace_addr_name(set, m->addr, name, sizeof(name));
+            shoal_trace_rec_addr_name(set, m, name, sizeof(name));
             shoal_outfile_printf(f, ",\"addr\":\"%s\"", name);
         }
         shoal_outfile_printf(f, "}}");

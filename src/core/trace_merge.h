@@ -22,7 +22,10 @@ typedef struct {
     int pe;
     long released_by; /* a wait: the index of the signal record that released it, else -1 */
     int matched;      /* a signal: it released a wait */
+    int team_npes;    /* a collective: its team's size, else 0 */
     char fn[96];
+    char team[32]; /* a collective's team ("SHMEM_TEAM_WORLD", "team 4"), or "" */
+    char sym[128]; /* a global's symbol+offset as the writing PE named it, or "" */
 } shoal_trace_rec_t;
 
 typedef struct {
@@ -34,7 +37,9 @@ typedef struct {
     int *present;      /* [npes]: the file could be read */
     char exe[4096];    /* the program, from the files' first line ("" if unknown) */
     uint64_t globals_vaddr, globals_size;
-    uint64_t base; /* the earliest t0: time 0 of trace.json */
+    int64_t *clock_offset; /* [npes]: added to the PE's times to read PE 0's clock */
+    uint64_t *clock_rtt;   /* [npes]: the round trip it was measured with (0: PE 0's host) */
+    uint64_t base;         /* the earliest t0 (on PE 0's clock): time 0 of trace.json */
 } shoal_trace_set_t;
 
 /* Reads DIR's per-PE files into *set: `npes` files, or with npes 0 as many
@@ -49,6 +54,11 @@ void shoal_trace_set_free(shoal_trace_set_t *set);
  * program by its symbol ("sig", "table+0x10") when the executable's
  * symbol table has one, else "heap+0x40" / "globals+0x88". */
 void shoal_trace_addr_name(const shoal_trace_set_t *set, uint64_t key, char *out, size_t cap);
+
+/* The name of a record's address: the symbol the writing PE gave it (a
+ * flush from a signal handler gives none), else shoal_trace_addr_name's. */
+void shoal_trace_rec_addr_name(const shoal_trace_set_t *set, const shoal_trace_rec_t *rec,
+                               char *out, size_t cap);
 
 /* The profile's name of a family ("put", "barrier/collective"). */
 const char *shoal_trace_family_str(unsigned family);

@@ -42,14 +42,16 @@
       "track per PE (shoal-trace merge does the same after a job that never finished). Empty: "    \
       "no trace.")                                                                                 \
     X(SHOAL_TRACE_EVENTS, uint, trace_events, "262144",                                            \
-      "Calls each thread buffers while tracing (48 bytes each); a full buffer is written to "      \
+      "Calls each thread buffers while tracing (56 bytes each); a full buffer is written to "      \
       "the PE's file and emptied.")                                                                \
     X(SHOAL_PROFILE, bool, profile, "0",                                                           \
-      "At shmem_finalize PE 0 prints calls, bytes and time per operation family with the "         \
-      "slowest PE of each, and the bytes each PE moved to each other PE.")                         \
+      "At shmem_finalize PE 0 prints per operation family the calls, bytes and the mean and "      \
+      "maximum time per PE, the laggard (the PE that arrived last at the world's barriers and "    \
+      "collectives), each PE's share of wall time in compute, communication and waiting, and "     \
+      "(up to 16 PEs) the bytes each PE moved to each other PE.")                                  \
     X(SHOAL_PROFILE_CSV, string, profile_csv, "",                                                  \
-      "With SHOAL_PROFILE, PE 0 also writes the profile to this CSV file (bench/tools/"            \
-      "profile_heatmap.py draws its traffic matrix).")                                             \
+      "PE 0 writes the profile to this CSV file (and prints it; no SHOAL_PROFILE needed), with "   \
+      "every PE's row and the whole traffic matrix, which shoal-profile-heatmap draws.")           \
     X(SHOAL_LOG_LEVEL, uint, log_level, "1",                                                       \
       "0 errors only, 1 warnings, 2 info, 3 debug (SHMEM_DEBUG raises it to 3).")                  \
     X(SHOAL_DEBUG_SUBSYS, string, debug_subsys, "",                                                \

@@ -277,6 +277,14 @@ def test_arrays_and_job_by_keyword():
     assert (major, minor) >= (1, 5) and isinstance(name, str)
     assert kw("my_pe") == ME and kw("n_pes") == N
     assert kw("kept_bytes") >= 0
+    # (kw's own first parameter is called name, so these pass theirs in a dict)
+    for routine in ("trace_begin", "trace_end", "trace_range"):
+        _check_all_keywords(routine, getattr(shoal, routine), {"name": "phase"})
+        CALLED.add(routine)
+    shoal.trace_begin(**{"name": "phase"})
+    shoal.trace_end(**{"name": "phase"})
+    with shoal.trace_range(**{"name": "phase"}):
+        pass
     with pytest.raises(TypeError, match=r"shoal.global_exit: status must be an integer"):
         kw("global_exit", status="now")
     shoal.barrier_all()
@@ -391,7 +399,7 @@ def test_help_shows_the_parameters():
 def test_every_public_entry_point_was_called_by_keyword():
     core = shoal._core
     want = {n for n in dir(core) if not n.startswith("_") and inspect.isbuiltin(getattr(core, n))}
-    want |= {"empty", "zeros", "ones", "full", "array", "free", "peer", "allreduce"}
+    want |= {"empty", "zeros", "ones", "full", "array", "free", "peer", "allreduce", "trace_range"}
     want |= {f"{c.__name__}.{n}" for c in (shoal.Team, shoal.Context, shoal.Lock)
              for n, m in vars(c).items() if not n.startswith("_") and callable(m)}
     missing = want - CALLED

@@ -49,7 +49,7 @@ def test_device_argument():
 # shoal routines without array arguments (or that make arrays): no tensor form needed.
 NO_ARRAYS = {"alloc", "array", "barrier_all", "clear_lock", "ctx_create", "fence", "global_exit",
              "heap_info", "info", "kept_bytes", "my_pe", "n_pes", "pe_accessible", "quiet",
-             "set_lock", "sync", "sync_all", "test_lock"}
+             "set_lock", "sync", "sync_all", "test_lock", "trace_begin", "trace_end", "trace_range"}
 
 
 def test_every_array_routine_has_a_tensor_form():

@@ -33,7 +33,7 @@ ls "$work/t/trace"
 for pe in $(seq 0 $((npes - 1))); do
     [ -s "$work/t/trace/trace.$pe.jsonl" ] || { echo "FAIL: no trace.$pe.jsonl"; failures=$((failures + 1)); }
 done
-/usr/bin/python3 "$checker" trace "$work/t/trace" "$npes" || failures=$((failures + 1))
+/usr/bin/python3 "$checker" trace "$work/t/trace" "$npes" "${SHOAL_TEST_HOSTS:-1}" || failures=$((failures + 1))
 
 mkdir "$work/p"
 SHOAL_PROFILE=1 SHOAL_PROFILE_CSV=$work/p/profile.csv run "$work/p"
@@ -47,7 +47,7 @@ SHOAL_TRACE=$work/d SHOAL_TRACE_EVENTS=10 run "$work/d"
 if grep -q "dropped" "$work/out"; then
     echo "FAIL: records dropped with a small buffer:"; cat "$work/out"; failures=$((failures + 1))
 fi
-/usr/bin/python3 "$checker" trace "$work/d" "$npes" || { echo "FAIL: trace.json with 10-record buffers"; failures=$((failures + 1)); }
+/usr/bin/python3 "$checker" trace "$work/d" "$npes" "${SHOAL_TEST_HOSTS:-1}" || { echo "FAIL: trace.json with 10-record buffers"; failures=$((failures + 1)); }
 
 [ -n "${TRACE_KEEP:-}" ] && cp -r "$work/t/trace" "$work/p/profile.csv" "$work/out" "$TRACE_KEEP/"
 [ $failures -eq 0 ] && echo PASS

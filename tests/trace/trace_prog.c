@@ -10,11 +10,17 @@
  *         to R, then shmem_signal_wait_until(GE round) for its left
  *         neighbour's, then shmem_barrier_all
  *   1 shmem_malloc, 1 shmem_free, 2 more shmem_barrier_all
+ *   the AMOs inside a user range "compute" (shmemx_trace_begin/end), and
+ *   a range "step 1" (its name built in a buffer that is then overwritten)
+ *   one shmem_quiet and one shmem_fence
+ *   a team of every PE split from the world (shmem_team_split_strided)
+ *   and one shmem_team_sync on it
  * and, between shmem_pcontrol(0) and shmem_pcontrol(1), NHIDDEN puts of
  * HIDDEN_BYTES that no trace or profile may show. A shmem_pcontrol(2) in
  * the middle flushes. Every value that crossed is checked.
  */
 #include <shmem.h>
+#include <shmemx.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +75,23 @@ int main(void)
         CHECK(got[0] == (unsigned char)(me * 16 + NPUT - 1), "got %d from PE %d", got[0], right);
     }
     shmem_pcontrol(2); /* flushes the records so far */
+    shmemx_trace_begin("compute");
     for (int i = 0; i < NAMO - 1; i++)
         shmem_long_atomic_fetch_add(&counter, 1, right);
     shmem_long_atomic_inc(&counter, right);
+    shmemx_trace_end("compute");
+    char step[16];
+    snprintf(step, sizeof(step), "step %d", 1);
+    shmemx_trace_begin(step);
+    memset(step, 'x', sizeof(step) - 1); /* the range keeps its own copy of the name */
+    shmem_quiet();
+    shmem_fence();
+    shmemx_trace_end(NULL);
+    shmem_team_t all;
+    CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &all) == 0,
+          "shmem_team_split_strided failed");
+    CHECK(shmem_team_sync(all) == 0, "shmem_team_sync failed");
+    shmem_team_destroy(all);
 
     shmem_pcontrol(0);
     for (int i = 0; i < NHIDDEN; i++)

@@ -61,6 +61,13 @@ static const shoal_trace_rec_t *last_arrival(const shoal_trace_set_t *set, size_
     return last;
 }
 
+/* The summary table's column width for family k: its name fits. */
+static int col_width(int k)
+{
+    const int len = (int)strlen(shoal_trace_family_str((unsigned)k));
+    return len > 9 ? len : 9;
+}
+
 static int cmp_dur(const void *a, const void *b)
 {
     const shoal_trace_rec_t *x = *(shoal_trace_rec_t *const *)a;
@@ -87,7 +94,9 @@ static int summary(const char *dir, int top)
             printf("  PE %d: %" PRIu64 " records dropped\n", pe, set.dropped[pe]);
     }
     /* Time per family per PE: the sum of its calls' durations (a
-     * routine's own inner calls are not recorded, so nothing counts twice). */
+     * routine's own inner calls are not recorded, so nothing counts twice).
+     * Network operations (inside calls) and user ranges (around them) are
+     * shown past "in Shoal", not added into it. */
     uint64_t(*ns)[SHOAL_TRACE_NFAMILIES] = calloc((size_t)set.npes, sizeof(*ns));
     uint64_t *first = calloc((size_t)set.npes, sizeof(uint64_t));
     uint64_t *last = calloc((size_t)set.npes, sizeof(uint64_t));
@@ -109,17 +118,23 @@ static int summary(const char *dir, int top)
             waits[nwaits++] = r;
     }
     printf("\ntime per family per PE (ms; span: first call to last call end)\n%-4s", "PE");
-    for (int k = 0; k < SHOAL_TRACE_NFAMILIES; k++)
-        printf(" %*s", k == SHOAL_TRACE_COLL ? 18 : 9, shoal_trace_family_str((unsigned)k));
-    printf(" %9s %9s\n", "in Shoal", "span");
+    for (int k = 0; k < SHOAL_TRACE_NFAMILIES; k++) {
+        if (k == SHOAL_TRACE_PROFILED)
+            printf(" %9s", "in Shoal");
+        printf(" %*s", col_width(k), shoal_trace_family_str((unsigned)k));
+    }
+    printf(" %9s\n", "span");
     for (int pe = 0; pe < set.npes; pe++) {
         uint64_t sum = 0;
         printf("%-4d", pe);
         for (int k = 0; k < SHOAL_TRACE_NFAMILIES; k++) {
-            printf(" %*.3f", k == SHOAL_TRACE_COLL ? 18 : 9, ms(ns[pe][k]));
-            sum += ns[pe][k];
+            if (k == SHOAL_TRACE_PROFILED)
+                printf(" %9.3f", ms(sum));
+            printf(" %*.3f", col_width(k), ms(ns[pe][k]));
+            if (k < SHOAL_TRACE_PROFILED)
+                sum += ns[pe][k];
         }
-        printf(" %9.3f %9.3f\n", ms(sum), ms(last[pe] - first[pe]));
+        printf(" %9.3f\n", ms(last[pe] - first[pe]));
     }
     qsort(waits, nwaits, sizeof(*waits), cmp_dur);
     if (nwaits > (size_t)top)
@@ -131,9 +146,11 @@ static int summary(const char *dir, int top)
                ms(w->t0 - set.base));
         if (w->addr != 0) {
             char name[300];
-            shoal_trace_addr_name(&set, w->addr, name, sizeof(name));
+            shoal_trace_rec_addr_name(&set, w, name, sizeof(name));
             printf(" on %s", name);
         }
+        if (w->team[0] != '\0')
+            printf(" on %s (%d PEs)", w->team, w->team_npes);
         if (w->family == SHOAL_TRACE_WAIT) {
             if (w->released_by >= 0) {
                 const shoal_trace_rec_t *s = &set.rec[w->released_by];
