@@ -108,10 +108,15 @@ SHMEMX_DEV_FN int shmemx_dev__via_proxy(shmemx_dev_t d, const void *addr, int pe
 {
     if (d.proxy == NULL || (unsigned)pe >= (unsigned)d.npes)
         return 0;
-    for (unsigned r = 0; r < d.nrows; r++)
-        if ((uint64_t)(uintptr_t)addr - d.row[r].base < d.row[r].size)
-            return d.peer[(size_t)pe * SHMEMX_DEV_ROWS + r] == 0;
-    return 0;
+    /* Over the table's fixed size, unrolled, as shmemx_dev__ptr_range does:
+     * a loop bounded by d.nrows would copy the handle to local memory. */
+    unsigned row = SHMEMX_DEV_ROWS;
+    SHMEMX_DEV__UNROLL
+    for (unsigned r = 0; r < SHMEMX_DEV_ROWS; r++)
+        if (row == SHMEMX_DEV_ROWS && r < d.nrows &&
+            (uint64_t)(uintptr_t)addr - d.row[r].base < d.row[r].size)
+            row = r;
+    return row != SHMEMX_DEV_ROWS && d.peer[(size_t)pe * SHMEMX_DEV_ROWS + row] == 0;
 }
 
 /* Files one request (one thread calls). A full ring is waited out within

@@ -7,6 +7,8 @@
  * launched: only compiled.
  */
 #include <shmemx_device.h>
+#include <shmemx_device_coll.h>
+#include <shmemx_device_famo.h>
 
 __global__ void frame_p_g(shmemx_dev_t d, long *x, long *out, int pe)
 {
@@ -83,4 +85,40 @@ __global__ void frame_event(shmemx_dev_t d, uint64_t *out)
 {
     shmemx_dev_event_raise(d, 3);
     *out = shmemx_dev_event_wait(d, 4, 1);
+}
+
+/* The device collectives and the float atomics (issue 26): the same rule. */
+__global__ void frame_broadcast_block(shmemx_dev_t d, shmemx_dev_team_t t, long *dst,
+                                      const long *src, size_t n)
+{
+    shmemx_dev_long_broadcast_block(d, t, dst, src, n, 0);
+}
+
+__global__ void frame_fcollectmem(shmemx_dev_t d, shmemx_dev_team_t t, void *dst, const void *src,
+                                  size_t n)
+{
+    shmemx_dev_fcollectmem(d, t, dst, src, n);
+}
+
+__global__ void frame_alltoall_block(shmemx_dev_t d, shmemx_dev_team_t t, int *dst, const int *src,
+                                     size_t n)
+{
+    shmemx_dev_int_alltoall_block(d, t, dst, src, n);
+}
+
+__global__ void frame_sum_reduce_block(shmemx_dev_t d, shmemx_dev_team_t t, float *dst,
+                                       const float *src, size_t n)
+{
+    shmemx_dev_float_sum_reduce_block(d, t, dst, src, n);
+}
+
+__global__ void frame_max_reduce(shmemx_dev_t d, shmemx_dev_team_t t, double *dst,
+                                 const double *src, size_t n)
+{
+    shmemx_dev_double_max_reduce(d, t, dst, src, n);
+}
+
+__global__ void frame_float_fetch_add(shmemx_dev_t d, float *x, float *out, int pe)
+{
+    *out = shmemx_dev_float_atomic_fetch_add(d, x, 1.0f, pe);
 }
