@@ -113,7 +113,7 @@ trap stop_children EXIT
 echo "== build ($build)"
 need="tools/shoalrun tests/device/device_heap tests/device/device_bw tests/device/device_nogpu
       tests/device/device_misuse tests/device/dev_api_emul tests/device/device_stream
-      tests/device/gpu_probe"
+      tests/device/gpu_probe tests/device/device_grow"
 have=1
 for f in $need; do [ -x "$build/$f" ] || have=0; done
 if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"; then
@@ -125,7 +125,7 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
 fi
 cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
-    shoal_fake_cuda dev_api_emul device_stream)
+    shoal_fake_cuda dev_api_emul device_stream device_grow)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
     [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
 if [ "$have" = 1 ] && [ "${SHOAL_GPU_CHECK_BUILD:-yes}" = no ]; then
@@ -243,6 +243,8 @@ fi
 [ -x "$dev/dev_api_gpu" ] &&
     gpu gpu_device_api.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/dev_api_gpu"
 gpu gpu_device_stream.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_stream"
+# The device heap growing (VMM: one reservation, pieces mapped as it grows).
+gpu gpu_device_grow.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_grow"
 
 echo "== stage 3: 4 PEs, and the failure paths"
 gpu gpu_device_heap.np4 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 4 30 "$dev/device_heap"
