@@ -162,7 +162,8 @@ SHMEMX_DEV_FN void shmemx_dev__proxy_put(shmemx_dev_t d, void *dest, const void 
     const int dest_ok = n == 0 || shmemx_dev__via_proxy(d, dest, pe);
     if (!dest_ok || (sig_addr != NULL && !shmemx_dev__via_proxy(d, sig_addr, pe))) {
         shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe,
-                           dest_ok ? (const void *)sig_addr : dest, 0, 0, -1, 0);
+                           dest_ok ? (const void *)sig_addr : dest, dest_ok ? 8u : (uint64_t)n, 0,
+                           -1, 0);
         return;
     }
     shmemx_dev__sync_scope(scope);
@@ -185,7 +186,7 @@ SHMEMX_DEV_FN void shmemx_dev__proxy_get(shmemx_dev_t d, void *dest, const void 
                                          int pe, int scope, const char *call)
 {
     if (!shmemx_dev__via_proxy(d, src, pe)) {
-        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, src, 0, 0, -1, 0);
+        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, src, (uint64_t)n, 0, -1, 0);
         return;
     }
     shmemx_dev__sync_scope(scope);
@@ -201,7 +202,7 @@ SHMEMX_DEV_FN void shmemx_dev__proxy_p(shmemx_dev_t d, void *dest, uint64_t bits
                                        int pe, const char *call)
 {
     if (!shmemx_dev__via_proxy(d, dest, pe)) {
-        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, dest, 0, 0, -1, 0);
+        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, dest, size, 0, -1, 0);
         return;
     }
     (void)shmemx_dev__proxy_req(
@@ -214,7 +215,7 @@ SHMEMX_DEV_FN uint64_t shmemx_dev__proxy_g(shmemx_dev_t d, const void *src, unsi
                                            const char *call)
 {
     if (!shmemx_dev__via_proxy(d, src, pe)) {
-        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, src, 0, 0, -1, 0);
+        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, src, size, 0, -1, 0);
         return 0;
     }
     return shmemx_dev__proxy_req(
@@ -231,7 +232,7 @@ SHMEMX_DEV_FN uint64_t shmemx_dev__proxy_amo(shmemx_dev_t d, void *dest, unsigne
                                              int pe, const char *call)
 {
     if (!shmemx_dev__via_proxy(d, dest, pe)) {
-        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, dest, 0, 0, -1, 0);
+        shmemx_dev__report(d, SHMEMX_DEV_REPORT_UNREACHABLE, call, pe, dest, size, 0, -1, 0);
         return 0;
     }
     const int fetching = amo != SHMEMX_DEV_PROXY_AMO_SET && amo != SHMEMX_DEV_PROXY_AMO_ADD &&
