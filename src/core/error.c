@@ -42,8 +42,7 @@ void shoal_require_init(const char *fn)
                     shoal.finalized ? "after shmem_finalize and without a new" : "before");
 }
 
-/* What a row is called in messages. */
-static const char *row_name(unsigned row)
+const char *shoal_route_row_name(unsigned row)
 {
     switch (row) {
     case SHOAL_ROUTE_HEAP:
@@ -53,7 +52,7 @@ static const char *row_name(unsigned row)
     case SHOAL_ROUTE_DEVICE:
         return "the device symmetric heap";
     default:
-        return "registered symmetric memory";
+        return "symmetric memory (a heap segment added as the heap grew, or a registered buffer)";
     }
 }
 
@@ -88,7 +87,7 @@ static int route_diagnose(const char *fn, const char *what, const void *addr, si
                        "heap; the object is smaller than the transfer",
                        fn, what, addr, len, (size_t)(off + len - rsize));
         SHOAL_DIAG("%s: %s %p + %zu bytes runs past the end of %s", fn, what, addr, len,
-                   row_name((unsigned)r));
+                   shoal_route_row_name((unsigned)r));
     }
     if (r == SHOAL_ROUTE_GLOBALS && !rt->net)
         SHOAL_DIAG("%s: %s %p is a global variable, but PE %d runs a different executable, so "

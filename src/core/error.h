@@ -23,4 +23,7 @@ void shoal_require_init(const char *fn);
             shoal_require_init(fn);                                                                \
     } while (0)
 
+/* What route row `row` is called in messages ("the symmetric heap", ...). */
+const char *shoal_route_row_name(unsigned row);
+
 #endif

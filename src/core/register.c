@@ -67,21 +67,6 @@ static reg_entry_t *entry_find(const void *ptr)
     return NULL;
 }
 
-/* What a row is called in messages. */
-static const char *row_name(unsigned row)
-{
-    switch (row) {
-    case SHOAL_ROUTE_HEAP:
-        return "the symmetric heap";
-    case SHOAL_ROUTE_GLOBALS:
-        return "the program's symmetric global data";
-    case SHOAL_ROUTE_DEVICE:
-        return "the device symmetric heap";
-    default:
-        return "symmetric memory";
-    }
-}
-
 /* Checks this PE's arguments, logging what is wrong; 0 when they are fine. */
 static int check_args(const char *fn, const char *ptr, size_t size)
 {
@@ -115,7 +100,7 @@ static int check_args(const char *fn, const char *ptr, size_t size)
         SHOAL_ERROR("%s: ptr %p + %zu bytes overlaps %s on PE %d, which is symmetric already; "
                     "register memory of the program's own (malloc, NumPy or torch arrays), and "
                     "use symmetric memory as it is",
-                    fn, (const void *)ptr, size, row_name(r), SHOAL_MY_PE);
+                    fn, (const void *)ptr, size, shoal_route_row_name(r), SHOAL_MY_PE);
         return -1;
     }
     return 0;
