@@ -16,12 +16,12 @@
 #include "device/cuda.h"
 #include "device/device_heap.h"
 #include "device/proxy.h"
+#include "device/proxy_internal.h"
 #include "transport/transport.h"
 #include "util/env.h"
 #include "util/log.h"
 #include "util/thread.h"
 
-#define PROXY_MSG 512
 /* Inbox slots: a 64-byte request and its data, 4 KiB in all. */
 #define INBOX_STRIDE 4096u
 #define INBOX_PAYLOAD (INBOX_STRIDE - sizeof(shmemx_dev_proxy_slot_t))
@@ -74,7 +74,7 @@ static slot_t *slot_at(ring_t *r, uint64_t t)
 }
 
 /* A failure here has no caller to return to: the job ends, naming it. */
-__attribute__((noreturn, format(printf, 1, 2))) static void proxy_fatal(const char *fmt, ...)
+void shoal_proxy_fatal(const char *fmt, ...)
 {
     char msg[PROXY_MSG];
     va_list ap;
@@ -89,7 +89,8 @@ __attribute__((noreturn, format(printf, 1, 2))) static void proxy_fatal(const ch
 static void net_check(shoal_status_t s, const char *what, int pe)
 {
     if (s != SHOAL_OK)
-        proxy_fatal("%s for a kernel, to PE %d: %s", what, pe, shoal_transport_strerror(shoal_net));
+        shoal_proxy_fatal("%s for a kernel, to PE %d: %s", what, pe,
+                          shoal_transport_strerror(shoal_net));
 }
 
 /* A pause in a loop that waits on memory or on the network. */
@@ -102,126 +103,6 @@ static void backoff(unsigned *idle)
     }
     struct timespec ts = {0, *idle < 5000 ? 20000 : 500000};
     nanosleep(&ts, NULL);
-}
-
-/* ---- copies and atomics on memory this process reaches ------------------ */
-
-static void copy_local(void *dst, const void *src, size_t len)
-{
-    if (len == 0)
-        return;
-    if (!shoal_device_owns(dst) && !shoal_device_owns(src)) {
-        memcpy(dst, src, len);
-        return;
-    }
-    char msg[PROXY_MSG];
-    if (shoal_device_copy("the device proxy", dst, src, len, msg, sizeof(msg)) != SHOAL_OK)
-        proxy_fatal("%s", msg);
-}
-
-/* A kernel's source or destination: always through the driver, which knows
- * every address a kernel may hold (device heap, cudaMalloc, mapped host). */
-static void copy_kernel(void *dst, const void *src, size_t len)
-{
-    char msg[PROXY_MSG];
-    if (len != 0 &&
-        shoal_device_copy("the device proxy", dst, src, len, msg, sizeof(msg)) != SHOAL_OK)
-        proxy_fatal("%s", msg);
-}
-
-/* What an atomic makes of `old`; *writes_p: whether it stores at all. */
-static uint64_t amo_apply(unsigned amo, unsigned size, uint64_t old, uint64_t operand,
-                          uint64_t compare, int *writes_p)
-{
-    *writes_p = 1;
-    switch (amo) {
-    case SHMEMX_DEV_PROXY_AMO_FETCH:
-        *writes_p = 0;
-        return old;
-    case SHMEMX_DEV_PROXY_AMO_SET:
-    case SHMEMX_DEV_PROXY_AMO_SWAP:
-        return operand;
-    case SHMEMX_DEV_PROXY_AMO_CSWAP:
-        *writes_p = old == compare;
-        return operand;
-    case SHMEMX_DEV_PROXY_AMO_ADD:
-    case SHMEMX_DEV_PROXY_AMO_FETCH_ADD:
-        return old + operand;
-    case SHMEMX_DEV_PROXY_AMO_AND:
-    case SHMEMX_DEV_PROXY_AMO_FETCH_AND:
-        return old & operand;
-    case SHMEMX_DEV_PROXY_AMO_OR:
-    case SHMEMX_DEV_PROXY_AMO_FETCH_OR:
-        return old | operand;
-    case SHMEMX_DEV_PROXY_AMO_XOR:
-    case SHMEMX_DEV_PROXY_AMO_FETCH_XOR:
-        return old ^ operand;
-    case SHMEMX_DEV_PROXY_AMO_FADD:
-    case SHMEMX_DEV_PROXY_AMO_FETCH_FADD:
-        if (size == 4) {
-            float a, b;
-            uint32_t o32 = (uint32_t)old, v32 = (uint32_t)operand;
-            memcpy(&a, &o32, 4);
-            memcpy(&b, &v32, 4);
-            a += b;
-            memcpy(&o32, &a, 4);
-            return o32;
-        } else {
-            double a, b;
-            memcpy(&a, &old, 8);
-            memcpy(&b, &operand, 8);
-            a += b;
-            uint64_t w;
-            memcpy(&w, &a, 8);
-            return w;
-        }
-    }
-    proxy_fatal("unknown atomic operation %u in a request", amo);
-}
-
-static uint64_t mask_of(unsigned size)
-{
-    return size == 8 ? ~0ull : 0xffffffffull;
-}
-
-/* An atomic on memory of this process. Host memory: a CPU compare-and-swap
- * loop, atomic against kernels on the CPU stand-in and against other
- * proxies. Device memory: a copy out and back, atomic against other
- * relayed operations (one proxy thread carries them out) but not against a
- * kernel's own atomics on the same word on a real GPU. */
-static uint64_t amo_local(void *p, unsigned amo, unsigned size, uint64_t operand, uint64_t compare)
-{
-    operand &= mask_of(size);
-    compare &= mask_of(size);
-    int writes;
-    if (shoal_device_owns(p)) {
-        uint64_t old = 0;
-        copy_local(&old, p, size);
-        uint64_t v = amo_apply(amo, size, old, operand, compare, &writes);
-        if (writes)
-            copy_local(p, &v, size);
-        return old;
-    }
-    if (size == 8) {
-        uint64_t old = __atomic_load_n((uint64_t *)p, __ATOMIC_ACQUIRE);
-        for (;;) {
-            uint64_t v = amo_apply(amo, size, old, operand, compare, &writes);
-            if (!writes)
-                return old;
-            if (__atomic_compare_exchange_n((uint64_t *)p, &old, v, 0, __ATOMIC_ACQ_REL,
-                                            __ATOMIC_ACQUIRE))
-                return old;
-        }
-    }
-    uint32_t old = __atomic_load_n((uint32_t *)p, __ATOMIC_ACQUIRE);
-    for (;;) {
-        uint32_t v = (uint32_t)amo_apply(amo, size, old, operand, compare, &writes);
-        if (!writes)
-            return old;
-        if (__atomic_compare_exchange_n((uint32_t *)p, &old, v, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-            return old;
-    }
 }
 
 /* ---- routing a kernel's target ---------------------------------------- */
@@ -242,9 +123,10 @@ static target_t route(int pe, uint64_t addr, size_t len, const char *what)
                 ? shoal_route_row_of(px.rt->row, px.rt->nrows, (const void *)(uintptr_t)addr, &off)
                 : -1;
     if (r < 0 || len > px.rt->row[r].size - off)
-        proxy_fatal("a kernel's %s aimed at 0x%llx (%zu bytes) on PE %d, which is not symmetric "
-                    "memory of a PE of this job",
-                    what, (unsigned long long)addr, len, pe);
+        shoal_proxy_fatal(
+            "a kernel's %s aimed at 0x%llx (%zu bytes) on PE %d, which is not symmetric "
+            "memory of a PE of this job",
+            what, (unsigned long long)addr, len, pe);
     uintptr_t base = shoal_route_peer_map(px.rt, pe, (unsigned)r);
     if (base != 0) {
         t.kind = TARGET_LOCAL;
@@ -252,9 +134,9 @@ static target_t route(int pe, uint64_t addr, size_t len, const char *what)
         return t;
     }
     if (px.node[pe] == px.node[px.me])
-        proxy_fatal("a kernel's %s aimed at PE %d of this host, whose memory at 0x%llx this "
-                    "process cannot map",
-                    what, pe, (unsigned long long)addr);
+        shoal_proxy_fatal("a kernel's %s aimed at PE %d of this host, whose memory at 0x%llx this "
+                          "process cannot map",
+                          what, pe, (unsigned long long)addr);
     t.at.row = (unsigned)r;
     t.at.off = off;
     t.kind = px.rt->row[r].kind == SHOAL_MEM_HOST ? TARGET_NET : TARGET_RELAY;
@@ -286,8 +168,8 @@ static uint64_t amo_net(int pe, shoal_remote_t at, unsigned amo, unsigned size, 
                         uint64_t compare)
 {
     uint64_t fetched = 0;
-    operand &= mask_of(size);
-    compare &= mask_of(size);
+    operand &= shoal_proxy_mask_of(size);
+    compare &= shoal_proxy_mask_of(size);
     px.net_since_fence = 1;
     if (amo == SHMEMX_DEV_PROXY_AMO_FADD || amo == SHMEMX_DEV_PROXY_AMO_FETCH_FADD) {
         uint64_t old = 0;
@@ -295,11 +177,11 @@ static uint64_t amo_net(int pe, shoal_remote_t at, unsigned amo, unsigned size, 
                   "a floating atomic add", pe);
         for (;;) {
             int writes;
-            uint64_t v = amo_apply(amo, size, old, operand, 0, &writes), seen = 0;
+            uint64_t v = shoal_proxy_amo_apply(amo, size, old, operand, 0, &writes), seen = 0;
             net_check(
                 shoal_transport_amo(shoal_net, pe, at, SHOAL_AMO_CSWAP, size, &v, &old, &seen),
                 "a floating atomic add", pe);
-            if ((seen & mask_of(size)) == (old & mask_of(size)))
+            if ((seen & shoal_proxy_mask_of(size)) == (old & shoal_proxy_mask_of(size)))
                 return old;
             old = seen;
         }
@@ -375,8 +257,8 @@ static uint64_t relay(int pe, uint32_t op, shoal_remote_t dest, shoal_remote_t s
         serve_inbox();
         backoff(&idle);
         if (seen > t)
-            proxy_fatal("PE %d's inbox slot for ticket %llu says %llu", pe, (unsigned long long)t,
-                        (unsigned long long)seen);
+            shoal_proxy_fatal("PE %d's inbox slot for ticket %llu says %llu", pe,
+                              (unsigned long long)t, (unsigned long long)seen);
     }
     slot_t *s = (slot_t *)px.bounce;
     memset(s, 0, sizeof(*s));
@@ -430,9 +312,10 @@ static uint64_t relay(int pe, uint32_t op, shoal_remote_t dest, shoal_remote_t s
 static void *inbox_local(unsigned row, uint64_t off, size_t len, int origin)
 {
     if (row >= px.rt->nrows || off > px.rt->row[row].size || len > px.rt->row[row].size - off)
-        proxy_fatal("PE %d relayed a request for %zu bytes at offset %llu of memory row %u, which "
-                    "is not that big here",
-                    origin, len, (unsigned long long)off, row);
+        shoal_proxy_fatal(
+            "PE %d relayed a request for %zu bytes at offset %llu of memory row %u, which "
+            "is not that big here",
+            origin, len, (unsigned long long)off, row);
     return (void *)(px.rt->row[row].base + off);
 }
 
@@ -446,18 +329,19 @@ static void serve_inbox_slot(slot_t *s, uint64_t t)
     switch (kind) {
     case SHMEMX_DEV_PROXY_PUT:
     case SHMEMX_DEV_PROXY_PUT_SIGNAL:
-        copy_local(inbox_local(drow, s->dest, s->len, s->pe), payload, s->len);
+        shoal_proxy_copy_local(inbox_local(drow, s->dest, s->len, s->pe), payload, s->len);
         if (kind == SHMEMX_DEV_PROXY_PUT_SIGNAL)
-            (void)amo_local(inbox_local(srow, s->aux, 8, s->pe), amo, 8, s->value, 0);
+            (void)shoal_proxy_amo_local(inbox_local(srow, s->aux, 8, s->pe), amo, 8, s->value, 0);
         break;
     case SHMEMX_DEV_PROXY_GET:
-        copy_local((void *)payload, inbox_local(drow, s->dest, s->len, s->pe), s->len);
+        shoal_proxy_copy_local((void *)payload, inbox_local(drow, s->dest, s->len, s->pe), s->len);
         break;
     case SHMEMX_DEV_PROXY_AMO:
-        s->value = amo_local(inbox_local(drow, s->dest, size, s->pe), amo, size, s->value, s->aux);
+        s->value = shoal_proxy_amo_local(inbox_local(drow, s->dest, size, s->pe), amo, size,
+                                         s->value, s->aux);
         break;
     default:
-        proxy_fatal("PE %d relayed a request of unknown kind %u", s->pe, kind);
+        shoal_proxy_fatal("PE %d relayed a request of unknown kind %u", s->pe, kind);
     }
     if (op & SHMEMX_DEV_PROXY_WAIT)
         __atomic_store_n(&s->done, 1, __ATOMIC_RELEASE);
@@ -486,7 +370,7 @@ static void copy_end(void *dst, const void *src, size_t len, int host)
     if (host)
         memcpy(dst, src, len);
     else
-        copy_kernel(dst, src, len);
+        shoal_proxy_copy_kernel(dst, src, len);
 }
 
 /* The data of a kernel's put, in host memory (the stage) for the network. */
@@ -510,7 +394,7 @@ static void do_put(int pe, uint64_t dest, uint64_t src, size_t len, int sig_amo,
     if (d.kind == TARGET_LOCAL && sg.kind == TARGET_LOCAL) {
         copy_end(d.ptr, (const void *)(uintptr_t)src, len, host);
         if (with_signal)
-            (void)amo_local(sg.ptr, (unsigned)sig_amo, 8, signal, 0);
+            (void)shoal_proxy_amo_local(sg.ptr, (unsigned)sig_amo, 8, signal, 0);
         return;
     }
     if (d.kind == TARGET_NET && sg.kind == TARGET_NET) {
@@ -535,9 +419,10 @@ static void do_put(int pe, uint64_t dest, uint64_t src, size_t len, int sig_amo,
         return;
     }
     if (d.kind == TARGET_LOCAL || sg.kind == TARGET_LOCAL)
-        proxy_fatal("a kernel's put with signal to PE %d has its data and its signal on different "
-                    "sides (one mapped here, one not)",
-                    pe);
+        shoal_proxy_fatal(
+            "a kernel's put with signal to PE %d has its data and its signal on different "
+            "sides (one mapped here, one not)",
+            pe);
     /* Relayed (a device heap of another host at either end): in pieces of
      * an inbox payload, the signal with the last. A host-memory end is
      * reached by the target's proxy as well, through its own mapping. */
@@ -587,7 +472,7 @@ static uint64_t do_amo(int pe, uint64_t dest, unsigned amo, unsigned size, uint6
 {
     target_t d = route(pe, dest, size, "atomic");
     if (d.kind == TARGET_LOCAL)
-        return amo_local(d.ptr, amo, size, operand, compare);
+        return shoal_proxy_amo_local(d.ptr, amo, size, operand, compare);
     if (d.kind == TARGET_NET)
         return amo_net(pe, d.at, amo, size, operand, compare);
     return relay(pe, SHMEMX_DEV_PROXY_OP(SHMEMX_DEV_PROXY_AMO, amo, size, SHMEMX_DEV_PROXY_WAIT),
@@ -608,8 +493,8 @@ static void serve_slot(slot_t *s, uint64_t t)
     const int inl = (op & SHMEMX_DEV_PROXY_INLINE) != 0;
     uint64_t result = 0, value = s->value;
     if (inl && s->len > sizeof(value))
-        proxy_fatal("a kernel's request carries %llu bytes in its 8-byte value",
-                    (unsigned long long)s->len);
+        shoal_proxy_fatal("a kernel's request carries %llu bytes in its 8-byte value",
+                          (unsigned long long)s->len);
     switch (kind) {
     case SHMEMX_DEV_PROXY_PUT:
         do_put(s->pe, s->dest, inl ? (uint64_t)(uintptr_t)&value : s->src, s->len, 0, 0, 0, inl);
@@ -633,7 +518,7 @@ static void serve_slot(slot_t *s, uint64_t t)
         px.net_since_fence = 0;
         break;
     default:
-        proxy_fatal("a kernel made a request of unknown kind %u (op 0x%x)", kind, op);
+        shoal_proxy_fatal("a kernel made a request of unknown kind %u (op 0x%x)", kind, op);
     }
     if (op & SHMEMX_DEV_PROXY_WAIT) {
         __atomic_store_n(&s->value, result, __ATOMIC_RELAXED);
