@@ -201,9 +201,7 @@ int main(int argc, char **argv)
     } else {
         refused();
         transfers();
-        shmem_barrier_all();
-        if (me == 0)
-            printf("register: %d PEs passed\n", npes);
+        sht_pass("register");
     }
     shmem_finalize();
     return 0;
