@@ -57,6 +57,9 @@ if [ "$lib_only" = 0 ]; then
     # ccache: scripts/test.sh's second build (without UCX and PMIx) reuses
     # the first one's objects.
     need="$need ccache"
+    # chromium: renders shoal-trace view's page headless (trace.view.np4),
+    # the offline trace viewer's check; the test says skipped without it.
+    need="$need chromium"
 fi
 
 missing=""
