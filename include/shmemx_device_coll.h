@@ -29,17 +29,8 @@
 #include <shmemx_device.h>
 
 /* The reduction types a kernel holds: the spec's integer and real
- * types, less long double. */
-#define SHMEMX_DEV_REDUCE_TYPES(X, ...)                                                            \
-    X(char, char, __VA_ARGS__)                                                                     \
-    X(signed char, schar, __VA_ARGS__)                                                             \
-    X(short, short, __VA_ARGS__)                                                                   \
-    X(int, int, __VA_ARGS__)                                                                       \
-    X(long, long, __VA_ARGS__)                                                                     \
-    X(long long, longlong, __VA_ARGS__)                                                            \
-    SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__)                                                     \
-    X(float, float, __VA_ARGS__)                                                                   \
-    X(double, double, __VA_ARGS__)
+ * types, less long double (the table is shmem/types.h's). */
+#define SHMEMX_DEV_REDUCE_TYPES(X, ...) SHMEM_REDUCE_MINMAX_NO_LD(X, __VA_ARGS__)
 
 enum { SHMEMX_DEV__RSUM, SHMEMX_DEV__RPROD, SHMEMX_DEV__RMIN, SHMEMX_DEV__RMAX };
 

@@ -126,7 +126,9 @@
 #define SHMEM_REDUCE_BITWISE_BASE(X, ...) SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__)
 #define SHMEM_REDUCE_BITWISE_TYPES(X, ...)                                                         \
     SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__) SHMEM_REDUCE_FIXED_ALIAS(X, __VA_ARGS__)
-#define SHMEM_REDUCE_MINMAX_BASE(X, ...)                                                           \
+/* The min/max types but long double: what a GPU kernel holds too
+ * (<shmemx_device_coll.h> reduces over these). */
+#define SHMEM_REDUCE_MINMAX_NO_LD(X, ...)                                                          \
     X(char, char, __VA_ARGS__)                                                                     \
     X(signed char, schar, __VA_ARGS__)                                                             \
     X(short, short, __VA_ARGS__)                                                                   \
@@ -135,8 +137,9 @@
     X(long long, longlong, __VA_ARGS__)                                                            \
     SHMEM_REDUCE_UNSIGNED_BASE(X, __VA_ARGS__)                                                     \
     X(float, float, __VA_ARGS__)                                                                   \
-    X(double, double, __VA_ARGS__)                                                                 \
-    X(long double, longdouble, __VA_ARGS__)
+    X(double, double, __VA_ARGS__)
+#define SHMEM_REDUCE_MINMAX_BASE(X, ...)                                                           \
+    SHMEM_REDUCE_MINMAX_NO_LD(X, __VA_ARGS__) X(long double, longdouble, __VA_ARGS__)
 #define SHMEM_REDUCE_MINMAX_TYPES(X, ...)                                                          \
     SHMEM_REDUCE_MINMAX_BASE(X, __VA_ARGS__)                                                       \
     X(ptrdiff_t, ptrdiff, __VA_ARGS__)                                                             \
