@@ -3,7 +3,7 @@
  * shmemx_buffer_register and shmemx_buffer_unregister.
  *
  * Registering: each PE checks its own arguments and, when it has a peer on
- * its host, moves the buffer's pages onto a memfd (mem/register.c) so that
+ * its host, moves the buffer's pages onto a memfd (mem/share_pages.c) so that
  * peers can map them; then the buffer becomes a route row of its own
  * (core/mem_rows.h), each PE with its own address: the row translates by
  * offset, so addresses may differ. The row's exchange is the agreement: a
@@ -28,7 +28,7 @@
 #include "core/mem_rows.h"
 #include "core/register.h"
 #include "core/state.h"
-#include "mem/register.h"
+#include "mem/share_pages.h"
 #include "transport/net_setup.h"
 #include "util/log.h"
 

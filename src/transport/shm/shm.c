@@ -57,7 +57,7 @@ typedef struct {
     int32_t fd[SHOAL_ROUTE_ROWS];
     uint64_t ino[SHOAL_ROUTE_ROWS];
     /* Where the row starts in its first page: 0 for segments, the buffer's
-     * offset in its page for a registered buffer (mem/register.c). */
+     * offset in its page for a registered buffer (mem/share_pages.c). */
     uint32_t off[SHOAL_ROUTE_ROWS];
     /* The row's page in the peer: a registered buffer's memfd holds it at
      * that file offset (the file is longer than the address); a segment's
@@ -108,7 +108,7 @@ static size_t map_len(const shm_peer_t *p, unsigned row, uint64_t size)
 
 /* Maps pe's row from its memfd: from file offset 0 for a segment, from the
  * row's page for a registered buffer's memfd, which is longer than that
- * page's address (mem/register.c). */
+ * page's address (mem/share_pages.c). */
 static shoal_status_t map_row(int fd, const shm_peer_t *p, unsigned row, uint64_t size, char **b_p)
 {
     struct stat st;

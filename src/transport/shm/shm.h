@@ -24,7 +24,7 @@ shoal_status_t shoal_shm_connect(shoal_bootstrap_t *bs, unsigned generation,
  * (its number there, -1: none) with inode `ino` for `row`, which is mapped
  * on first use as the start-up rows are; `base` is the row's address in that
  * PE: a segment's memfd starts with the row; a registered buffer's memfd
- * (mem/register.c) holds it at the file offset of its page.
+ * (mem/share_pages.c) holds it at the file offset of its page.
  * Ignored for PEs of other hosts. */
 void shoal_shm_row_set(int pe, unsigned row, int fd, uint64_t ino, uint64_t base);
 /* A row removed at run time: unmaps every peer's copy of `row` mapped here

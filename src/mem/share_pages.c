@@ -24,7 +24,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mem/register.h"
+#include "mem/share_pages.h"
 #include "util/log.h"
 
 #define REG_MEMFD_NAME "shoal-registered"

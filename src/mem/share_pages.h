@@ -22,8 +22,8 @@
  * bytes that share its first and last pages) while they are shared or
  * unshared: a write that lands between the copy and the remap is lost.
  */
-#ifndef SHOAL_MEM_REGISTER_H
-#define SHOAL_MEM_REGISTER_H
+#ifndef SHOAL_MEM_SHARE_PAGES_H
+#define SHOAL_MEM_SHARE_PAGES_H
 
 #include <stddef.h>
 
