@@ -12,7 +12,7 @@
 #   api        everything below
 # Every file of src/ is checked, the internal libraries' too (util is
 # shoal_util, bootstrap/store is shoal_store and shoal_store_logic).
-# The order is tests/abi/layers.order. Prints every violation (file:line and
+# No two files of src/ share a base name. The order is tests/abi/layers.order. Prints every violation (file:line and
 # the include) and exits 1 if any.
 set -eu
 src=${1:?usage: check_layers.sh SRC_DIR}
@@ -49,8 +49,14 @@ for f in $files; do
     case " $order " in *" $layer "*) ;; *) [ -s "$f" ] || out="$out
 check_layers: $f is in no known layer ($layer)" ;; esac
 done
+# One base name, one file: two files called register.c in two layers make
+# every log line, profile and grep say less than it seems.
+for name in $(echo "$files" | sed 's|.*/||' | sort | uniq -d); do
+    out="$out
+check_layers: two files are named $name under src/: $(echo "$files" | grep "/$name\$" | tr '\n' ' ')(give each a name of its own)"
+done
 if [ -n "$out" ]; then
     printf '%s\n' "$out" | sed '/^$/d'
     exit 1
 fi
-echo "check_layers: $(echo "$files" | wc -l) files ($(echo "$files" | grep -c '^util/') of util, $(echo "$files" | grep -c '^bootstrap/store/') of bootstrap/store), no include crosses a layer upwards"
+echo "check_layers: $(echo "$files" | wc -l) files ($(echo "$files" | grep -c '^util/') of util, $(echo "$files" | grep -c '^bootstrap/store/') of bootstrap/store), no include crosses a layer upwards, no base name twice"
