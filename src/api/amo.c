@@ -9,150 +9,78 @@
 #include "core/amo.h"
 #include "core/team.h"
 
-/* One AMO routine with and without ctx. RET is the C return type; FETCHES
- * says whether it returns the old value. */
-#define SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP)                                                 \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_##OPNAME)(TYPE * dest, TYPE value, int pe)           \
+/* One AMO routine with and without ctx, and for a fetching one its _nbi
+ * forms. The trailing arguments are the routine's parameters, which name
+ * the target `dest` and end with `int pe`; OPERAND and COMPARE point to
+ * the operands. */
+#define SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP, OPERAND, COMPARE, ...)                          \
+    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_##OPNAME)(__VA_ARGS__)                               \
     {                                                                                              \
         TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, pe);                       \
+        shoal_amo(SHOAL_FN, OP, (void *)dest, sizeof(TYPE), OPERAND, COMPARE, &old, pe);           \
         return old;                                                                                \
     }                                                                                              \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_##OPNAME)                                        \
-    (shmem_ctx_t ctx, TYPE * dest, TYPE value, int pe)                                             \
+    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_##OPNAME)(shmem_ctx_t ctx, __VA_ARGS__)          \
     {                                                                                              \
         TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, &old, SHOAL_CTX_PE(ctx, pe));    \
+        shoal_amo(SHOAL_FN, OP, (void *)dest, sizeof(TYPE), OPERAND, COMPARE, &old,                \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
         return old;                                                                                \
     }                                                                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME##_nbi)                                      \
-    (TYPE * fetch, TYPE * dest, TYPE value, int pe)                                                \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME##_nbi)(TYPE * fetch, __VA_ARGS__)           \
     {                                                                                              \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, pe);                      \
+        shoal_amo(SHOAL_FN, OP, (void *)dest, sizeof(TYPE), OPERAND, COMPARE, fetch, pe);          \
     }                                                                                              \
     SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME##_nbi)                                  \
-    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE value, int pe)                               \
+    (shmem_ctx_t ctx, TYPE * fetch, __VA_ARGS__)                                                   \
     {                                                                                              \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, fetch, SHOAL_CTX_PE(ctx, pe));   \
+        shoal_amo(SHOAL_FN, OP, (void *)dest, sizeof(TYPE), OPERAND, COMPARE, fetch,               \
+                  SHOAL_CTX_PE(ctx, pe));                                                          \
     }
 
-#define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP)                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME)(TYPE * dest, TYPE value, int pe)           \
+#define SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP, OPERAND, ...)                                \
+    SHOAL_API_DEF(void, shmem_##NAME##_atomic_##OPNAME)(__VA_ARGS__)                               \
     {                                                                                              \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, pe);                       \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), OPERAND, NULL, NULL, pe);                      \
     }                                                                                              \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME)                                        \
-    (shmem_ctx_t ctx, TYPE * dest, TYPE value, int pe)                                             \
+    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_##OPNAME)(shmem_ctx_t ctx, __VA_ARGS__)          \
     {                                                                                              \
-        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), &value, NULL, NULL, SHOAL_CTX_PE(ctx, pe));    \
+        shoal_amo(SHOAL_FN, OP, dest, sizeof(TYPE), OPERAND, NULL, NULL, SHOAL_CTX_PE(ctx, pe));   \
     }
 
-/* fetch, set and swap: the extended AMO types. */
+/* The routines that take one value operand: add, set, swap, and, ... */
+#define SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, OPNAME, OP)                                           \
+    SHOAL_AMO_FETCHING(TYPE, NAME, OPNAME, OP, &value, NULL, TYPE *dest, TYPE value, int pe)
+#define SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, OPNAME, OP)                                        \
+    SHOAL_AMO_NONFETCHING(TYPE, NAME, OPNAME, OP, &value, TYPE *dest, TYPE value, int pe)
+
+/* fetch, set and swap: the extended AMO types. fetch reads `source`, which
+ * the spec's parameter list names; the generator calls the target dest. */
 #define SHOAL_DEF_AMO_EXTENDED(TYPE, NAME, ...)                                                    \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch)(const TYPE *source, int pe)                   \
-    {                                                                                              \
-        TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old, pe);  \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch)                                           \
-    (shmem_ctx_t ctx, const TYPE *source, int pe)                                                  \
-    {                                                                                              \
-        TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, &old,       \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_nbi)(TYPE * fetch, const TYPE *source, int pe) \
-    {                                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch, pe); \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_nbi)                                       \
-    (shmem_ctx_t ctx, TYPE * fetch, const TYPE *source, int pe)                                    \
-    {                                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH, (void *)source, sizeof(TYPE), NULL, NULL, fetch,      \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-    }                                                                                              \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, set, SHOAL_AMO_SET)                                          \
-    SHOAL_AMO_FETCHING(TYPE, NAME, swap, SHOAL_AMO_SWAP)
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch, SHOAL_AMO_FETCH, NULL, NULL, const TYPE *dest, int pe)   \
+    SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, set, SHOAL_AMO_SET)                                    \
+    SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, swap, SHOAL_AMO_SWAP)
 SHMEM_EXTENDED_AMO_TYPES(SHOAL_DEF_AMO_EXTENDED)
 
 /* compare_swap, inc, add and their fetching forms: the standard AMO types. */
 #define SHOAL_DEF_AMO_STANDARD(TYPE, NAME, ...)                                                    \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_compare_swap)                                        \
-    (TYPE * dest, TYPE cond, TYPE value, int pe)                                                   \
-    {                                                                                              \
-        TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old, pe);         \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_compare_swap)                                    \
-    (shmem_ctx_t ctx, TYPE * dest, TYPE cond, TYPE value, int pe)                                  \
-    {                                                                                              \
-        TYPE old;                                                                                  \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, &old,              \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_compare_swap_nbi)                                    \
-    (TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                                     \
-    {                                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch, pe);        \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_compare_swap_nbi)                                \
-    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, TYPE cond, TYPE value, int pe)                    \
-    {                                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_CSWAP, dest, sizeof(TYPE), &value, &cond, fetch,             \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-    }                                                                                              \
-    SHOAL_API_DEF(TYPE, shmem_##NAME##_atomic_fetch_inc)(TYPE * dest, int pe)                      \
-    {                                                                                              \
-        TYPE one = 1, old;                                                                         \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, &old, pe);        \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(TYPE, shmem_ctx_##NAME##_atomic_fetch_inc)(shmem_ctx_t ctx, TYPE * dest, int pe) \
-    {                                                                                              \
-        TYPE one = 1, old;                                                                         \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, &old,             \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-        return old;                                                                                \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_fetch_inc_nbi)(TYPE * fetch, TYPE * dest, int pe)    \
-    {                                                                                              \
-        TYPE one = 1;                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, fetch, pe);       \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_fetch_inc_nbi)                                   \
-    (shmem_ctx_t ctx, TYPE * fetch, TYPE * dest, int pe)                                           \
-    {                                                                                              \
-        TYPE one = 1;                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_FETCH_ADD, dest, sizeof(TYPE), &one, NULL, fetch,            \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_##NAME##_atomic_inc)(TYPE * dest, int pe)                            \
-    {                                                                                              \
-        TYPE one = 1;                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_ADD, dest, sizeof(TYPE), &one, NULL, NULL, pe);              \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_ctx_##NAME##_atomic_inc)(shmem_ctx_t ctx, TYPE * dest, int pe)       \
-    {                                                                                              \
-        TYPE one = 1;                                                                              \
-        shoal_amo(SHOAL_FN, SHOAL_AMO_ADD, dest, sizeof(TYPE), &one, NULL, NULL,                   \
-                  SHOAL_CTX_PE(ctx, pe));                                                          \
-    }                                                                                              \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                                 \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, add, SHOAL_AMO_ADD)
+    SHOAL_AMO_FETCHING(TYPE, NAME, compare_swap, SHOAL_AMO_CSWAP, &value, &cond, TYPE *dest,       \
+                       TYPE cond, TYPE value, int pe)                                              \
+    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_inc, SHOAL_AMO_FETCH_ADD, &(TYPE){1}, NULL, TYPE *dest,   \
+                       int pe)                                                                     \
+    SHOAL_AMO_NONFETCHING(TYPE, NAME, inc, SHOAL_AMO_ADD, &(TYPE){1}, TYPE *dest, int pe)          \
+    SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, fetch_add, SHOAL_AMO_FETCH_ADD)                           \
+    SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, add, SHOAL_AMO_ADD)
 SHMEM_STANDARD_AMO_TYPES(SHOAL_DEF_AMO_STANDARD)
 
 /* and, or, xor: the bitwise AMO types. */
 #define SHOAL_DEF_AMO_BITWISE(TYPE, NAME, ...)                                                     \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_and, SHOAL_AMO_FETCH_AND)                                 \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, and, SHOAL_AMO_AND)                                          \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_or, SHOAL_AMO_FETCH_OR)                                   \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, or, SHOAL_AMO_OR)                                            \
-    SHOAL_AMO_FETCHING(TYPE, NAME, fetch_xor, SHOAL_AMO_FETCH_XOR)                                 \
-    SHOAL_AMO_NONFETCHING(TYPE, NAME, xor, SHOAL_AMO_XOR)
+    SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, fetch_and, SHOAL_AMO_FETCH_AND)                           \
+    SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, and, SHOAL_AMO_AND)                                    \
+    SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, fetch_or, SHOAL_AMO_FETCH_OR)                             \
+    SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, or, SHOAL_AMO_OR)                                      \
+    SHOAL_AMO_FETCHING_VALUE(TYPE, NAME, fetch_xor, SHOAL_AMO_FETCH_XOR)                           \
+    SHOAL_AMO_NONFETCHING_VALUE(TYPE, NAME, xor, SHOAL_AMO_XOR)
 SHMEM_BITWISE_AMO_TYPES(SHOAL_DEF_AMO_BITWISE)
 
 /* Deprecated names, forwarding to the current ones. */

@@ -34,6 +34,18 @@
     extern __typeof__(name) name __attribute__((weak, alias("p" #name)));                          \
     RET p##name
 
+/* Spellings of a generated routine's name for the typed generators:
+ * NAME(base, suffix, ARG). Typed names put the type first
+ * (shmem_long_put_nbi), sized names put the size after the base
+ * (shmem_put64_nbi), mem names put "mem" there (shmem_putmem_nbi, ARG
+ * empty). */
+#define SHOAL_NAME_TYPED(base, suffix, NAME) shmem_##NAME##_##base##suffix
+#define SHOAL_NAME_CTX_TYPED(base, suffix, NAME) shmem_ctx_##NAME##_##base##suffix
+#define SHOAL_NAME_SIZED(base, suffix, BITS) shmem_##base##BITS##suffix
+#define SHOAL_NAME_CTX_SIZED(base, suffix, BITS) shmem_ctx_##base##BITS##suffix
+#define SHOAL_NAME_MEM(base, suffix, unused) shmem_##base##mem##suffix
+#define SHOAL_NAME_CTX_MEM(base, suffix, unused) shmem_ctx_##base##mem##suffix
+
 /* The routine's spec name for messages, inside a SHOAL_API_DEF body:
  * __func__ is the pshmem_ name, and users call the plain one. */
 #define SHOAL_FN (&__func__[1])

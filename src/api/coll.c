@@ -29,6 +29,10 @@ static void check_root(const char *fn, const shoal_peset_t *set, int root)
 
 /* ---- team-based data movement ---- */
 
+/* collect, fcollect and alltoall take the same arguments; only the algorithm differs. */
+typedef void coll_move_fn(const char *fn, const shoal_peset_t *set, uint64_t *psync, void *dest,
+                          const void *source, size_t nbytes);
+
 static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const void *source,
                           size_t nbytes, int root)
 {
@@ -39,91 +43,55 @@ static int team_broadcast(const char *fn, shmem_team_t team, void *dest, const v
     return 0;
 }
 
-#define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                        \
-    SHOAL_API_DEF(int, shmem_##NAME##_broadcast)                                                   \
+static int team_move(const char *fn, shmem_team_t team, coll_move_fn *move, void *dest,
+                     const void *source, size_t nbytes)
+{
+    shoal_team_check(fn, team);
+    move(fn, TEAM_SET(team), shoal_team_psync(team), dest, source, nbytes);
+    return 0;
+}
+
+static int team_alltoalls(const char *fn, shmem_team_t team, void *dest, const void *source,
+                          ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems)
+{
+    shoal_team_check(fn, team);
+    shoal_coll_alltoalls(fn, TEAM_SET(team), shoal_team_psync(team), dest, source, dst, sst, elem,
+                         nelems);
+    return 0;
+}
+
+/* One family of team routines. NAME(base, suffix, ARG) spells a routine's
+ * name (api/api.h): shmem_int_collect, shmem_collectmem. TYPE is what dest
+ * and source point to (void for the mem forms), ELEM one element's bytes. */
+#define SHOAL_DEF_TEAM_MOVE(NAME, ARG, TYPE, ELEM, OP)                                             \
+    SHOAL_API_DEF(int, NAME(OP, , ARG))                                                            \
+    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
+    {                                                                                              \
+        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
+        return team_move(SHOAL_FN, team, shoal_coll_##OP, dest, source, nelems * (ELEM));          \
+    }
+#define SHOAL_DEF_TEAM_COLL(NAME, ARG, TYPE, ELEM)                                                 \
+    SHOAL_API_DEF(int, NAME(broadcast, , ARG))                                                     \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems, int PE_root)               \
     {                                                                                              \
         SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        return team_broadcast(SHOAL_FN, team, dest, source, nelems * sizeof(TYPE), PE_root);       \
+        return team_broadcast(SHOAL_FN, team, dest, source, nelems * (ELEM), PE_root);             \
     }                                                                                              \
-    SHOAL_API_DEF(int, shmem_##NAME##_collect)                                                     \
-    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
-    {                                                                                              \
-        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        shoal_team_check(SHOAL_FN, team);                                                          \
-        shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,         \
-                           nelems * sizeof(TYPE));                                                 \
-        return 0;                                                                                  \
-    }                                                                                              \
-    SHOAL_API_DEF(int, shmem_##NAME##_fcollect)                                                    \
-    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
-    {                                                                                              \
-        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        shoal_team_check(SHOAL_FN, team);                                                          \
-        shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
-                            nelems * sizeof(TYPE));                                                \
-        return 0;                                                                                  \
-    }                                                                                              \
-    SHOAL_API_DEF(int, shmem_##NAME##_alltoall)                                                    \
-    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
-    {                                                                                              \
-        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        shoal_team_check(SHOAL_FN, team);                                                          \
-        shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source,        \
-                            nelems * sizeof(TYPE));                                                \
-        return 0;                                                                                  \
-    }                                                                                              \
-    SHOAL_API_DEF(int, shmem_##NAME##_alltoalls)                                                   \
+    SHOAL_DEF_TEAM_MOVE(NAME, ARG, TYPE, ELEM, collect)                                            \
+    SHOAL_DEF_TEAM_MOVE(NAME, ARG, TYPE, ELEM, fcollect)                                           \
+    SHOAL_DEF_TEAM_MOVE(NAME, ARG, TYPE, ELEM, alltoall)                                           \
+    SHOAL_API_DEF(int, NAME(alltoalls, , ARG))                                                     \
     (shmem_team_t team, TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst,             \
      size_t nelems)                                                                                \
     {                                                                                              \
         SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        shoal_team_check(SHOAL_FN, team);                                                          \
-        shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst,  \
-                             sst, sizeof(TYPE), nelems);                                           \
-        return 0;                                                                                  \
+        return team_alltoalls(SHOAL_FN, team, dest, source, dst, sst, ELEM, nelems);               \
     }
-SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
 
-SHOAL_API_DEF(int, shmem_broadcastmem)
-(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root)
-{
-    SHOAL_API_TRACE_TEAM(COLL, team);
-    return team_broadcast(SHOAL_FN, team, dest, source, nelems, PE_root);
-}
-SHOAL_API_DEF(int, shmem_collectmem)
-(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    SHOAL_API_TRACE_TEAM(COLL, team);
-    shoal_team_check(SHOAL_FN, team);
-    shoal_coll_collect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
-    return 0;
-}
-SHOAL_API_DEF(int, shmem_fcollectmem)
-(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    SHOAL_API_TRACE_TEAM(COLL, team);
-    shoal_team_check(SHOAL_FN, team);
-    shoal_coll_fcollect(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
-    return 0;
-}
-SHOAL_API_DEF(int, shmem_alltoallmem)
-(shmem_team_t team, void *dest, const void *source, size_t nelems)
-{
-    SHOAL_API_TRACE_TEAM(COLL, team);
-    shoal_team_check(SHOAL_FN, team);
-    shoal_coll_alltoall(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems);
-    return 0;
-}
-SHOAL_API_DEF(int, shmem_alltoallsmem)
-(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems)
-{
-    SHOAL_API_TRACE_TEAM(COLL, team);
-    shoal_team_check(SHOAL_FN, team);
-    shoal_coll_alltoalls(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, dst, sst,
-                         1, nelems);
-    return 0;
-}
+#define SHOAL_DEF_COLL_RMA(TYPE, NAME, ...)                                                        \
+    SHOAL_DEF_TEAM_COLL(SHOAL_NAME_TYPED, NAME, TYPE, sizeof(TYPE))
+SHMEM_RMA_TYPES(SHOAL_DEF_COLL_RMA, unused)
+SHOAL_DEF_TEAM_COLL(SHOAL_NAME_MEM, , void, 1)
 
 /* ---- reduction operators: one combine function per (type, operation) ---- */
 
@@ -198,25 +166,19 @@ SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, sum)
 SHMEM_TOALL_ARITH_TYPES(SHOAL_DEF_TO_ALL, prod)
 
 /* ---- scans (1.6) ---- */
-#define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                            \
-    SHOAL_API_DEF(int, shmem_##NAME##_sum_inscan)                                                  \
+/* INCLUSIVE: 1 for inscan, 0 for exscan. */
+#define SHOAL_DEF_SCAN_KIND(TYPE, NAME, KIND, INCLUSIVE)                                           \
+    SHOAL_API_DEF(int, shmem_##NAME##_sum_##KIND)                                                  \
     (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
     {                                                                                              \
         SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
         shoal_team_check(SHOAL_FN, team);                                                          \
         shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
-                        &op_##NAME##_sum, 1);                                                      \
-        return 0;                                                                                  \
-    }                                                                                              \
-    SHOAL_API_DEF(int, shmem_##NAME##_sum_exscan)                                                  \
-    (shmem_team_t team, TYPE * dest, const TYPE *source, size_t nelems)                            \
-    {                                                                                              \
-        SHOAL_API_TRACE_TEAM(COLL, team);                                                          \
-        shoal_team_check(SHOAL_FN, team);                                                          \
-        shoal_coll_scan(SHOAL_FN, TEAM_SET(team), shoal_team_psync(team), dest, source, nelems,    \
-                        &op_##NAME##_sum, 0);                                                      \
+                        &op_##NAME##_sum, INCLUSIVE);                                              \
         return 0;                                                                                  \
     }
+#define SHOAL_DEF_SCAN(TYPE, NAME, ...)                                                            \
+    SHOAL_DEF_SCAN_KIND(TYPE, NAME, inscan, 1) SHOAL_DEF_SCAN_KIND(TYPE, NAME, exscan, 0)
 SHMEM_REDUCE_ARITH_TYPES(SHOAL_DEF_SCAN, unused)
 
 /* ---- barriers ---- */
@@ -260,6 +222,17 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
 }
 
 /* ---- deprecated active-set data movement ---- */
+#define SHOAL_DEF_SET_MOVE(BITS, OP)                                                               \
+    SHOAL_API_DEF(void, SHOAL_NAME_SIZED(OP, , BITS))                                              \
+    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
+     long *pSync)                                                                                  \
+    {                                                                                              \
+        SHOAL_API_TRACE_SET(PE_size);                                                              \
+        shoal_peset_t set;                                                                         \
+        if (!ACTIVE_SET(&set))                                                                     \
+            return;                                                                                \
+        shoal_coll_##OP(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));      \
+    }
 #define SHOAL_DEF_ACTIVE_SET(BITS, ...)                                                            \
     SHOAL_API_DEF(void, shmem_broadcast##BITS)                                                     \
     (void *dest, const void *source, size_t nelems, int PE_root, int PE_start, int logPE_stride,   \
@@ -273,36 +246,9 @@ SHOAL_API_DEF(void, shmem_sync)(int PE_start, int logPE_stride, int PE_size, lon
         shoal_coll_broadcast(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8),  \
                              PE_root, 0);                                                          \
     }                                                                                              \
-    SHOAL_API_DEF(void, shmem_collect##BITS)                                                       \
-    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
-     long *pSync)                                                                                  \
-    {                                                                                              \
-        SHOAL_API_TRACE_SET(PE_size);                                                              \
-        shoal_peset_t set;                                                                         \
-        if (!ACTIVE_SET(&set))                                                                     \
-            return;                                                                                \
-        shoal_coll_collect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));   \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_fcollect##BITS)                                                      \
-    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
-     long *pSync)                                                                                  \
-    {                                                                                              \
-        SHOAL_API_TRACE_SET(PE_size);                                                              \
-        shoal_peset_t set;                                                                         \
-        if (!ACTIVE_SET(&set))                                                                     \
-            return;                                                                                \
-        shoal_coll_fcollect(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));  \
-    }                                                                                              \
-    SHOAL_API_DEF(void, shmem_alltoall##BITS)                                                      \
-    (void *dest, const void *source, size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
-     long *pSync)                                                                                  \
-    {                                                                                              \
-        SHOAL_API_TRACE_SET(PE_size);                                                              \
-        shoal_peset_t set;                                                                         \
-        if (!ACTIVE_SET(&set))                                                                     \
-            return;                                                                                \
-        shoal_coll_alltoall(SHOAL_FN, &set, (uint64_t *)pSync, dest, source, nelems *(BITS / 8));  \
-    }                                                                                              \
+    SHOAL_DEF_SET_MOVE(BITS, collect)                                                              \
+    SHOAL_DEF_SET_MOVE(BITS, fcollect)                                                             \
+    SHOAL_DEF_SET_MOVE(BITS, alltoall)                                                             \
     SHOAL_API_DEF(void, shmem_alltoalls##BITS)                                                     \
     (void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int PE_start,    \
      int logPE_stride, int PE_size, long *pSync)                                                   \

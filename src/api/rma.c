@@ -9,64 +9,47 @@
 #include "core/rma.h"
 #include "core/team.h"
 
-/* One family of RMA routines. NAME(base, suffix, ARG) spells a routine's
- * name: typed names put the type first (shmem_long_put_nbi), sized names put
- * the size after the base (shmem_put64_nbi). */
-#define SHOAL_DEF_RMA_OPS(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM)                                    \
-    SHOAL_API_DEF(void, NAME(put, , ARG))                                                          \
-    (CTX_PARAM TYPE * dest, const TYPE *source, size_t nelems, int pe)                             \
+/* RMA routines of one family in one direction (DIR put or get).
+ * NAME(base, suffix, ARG) spells a routine's name (api/api.h); CTX_PARAM() is
+ * the ctx parameter or nothing, PE(pe) the target as a world PE; TYPE is
+ * what dest and source point to and ELEM one element's bytes. */
+#define SHOAL_DEF_RMA_CONTIG(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, DIR)                            \
+    SHOAL_API_DEF(void, NAME(DIR, , ARG))                                                          \
+    (CTX_PARAM() TYPE * dest, const TYPE *source, size_t nelems, int pe)                           \
     {                                                                                              \
-        shoal_put(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                                 \
+        shoal_##DIR(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                               \
     }                                                                                              \
-    SHOAL_API_DEF(void, NAME(get, , ARG))                                                          \
-    (CTX_PARAM TYPE * dest, const TYPE *source, size_t nelems, int pe)                             \
+    SHOAL_API_DEF(void, NAME(DIR, _nbi, ARG))                                                      \
+    (CTX_PARAM() TYPE * dest, const TYPE *source, size_t nelems, int pe)                           \
     {                                                                                              \
-        shoal_get(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                                 \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(put, _nbi, ARG))                                                      \
-    (CTX_PARAM TYPE * dest, const TYPE *source, size_t nelems, int pe)                             \
-    {                                                                                              \
-        shoal_put_nbi(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                             \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(get, _nbi, ARG))                                                      \
-    (CTX_PARAM TYPE * dest, const TYPE *source, size_t nelems, int pe)                             \
-    {                                                                                              \
-        shoal_get_nbi(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                             \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(iput, , ARG))                                                         \
-    (CTX_PARAM TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,       \
-     int pe)                                                                                       \
-    {                                                                                              \
-        shoal_strided(SHOAL_FN, 1, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(iget, , ARG))                                                         \
-    (CTX_PARAM TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,       \
-     int pe)                                                                                       \
-    {                                                                                              \
-        shoal_strided(SHOAL_FN, 0, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));               \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(ibput, , ARG))                                                        \
-    (CTX_PARAM TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
-     size_t nblocks, int pe)                                                                       \
-    {                                                                                              \
-        shoal_strided(SHOAL_FN, 1, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
-    }                                                                                              \
-    SHOAL_API_DEF(void, NAME(ibget, , ARG))                                                        \
-    (CTX_PARAM TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,        \
-     size_t nblocks, int pe)                                                                       \
-    {                                                                                              \
-        shoal_strided(SHOAL_FN, 0, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));          \
+        shoal_##DIR##_nbi(SHOAL_FN, dest, source, nelems *(ELEM), PE(pe));                         \
     }
+/* iput is ibput with blocks of one element; IS_PUT is 1 for put, 0 for get. */
+#define SHOAL_DEF_RMA_STRIDED(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, DIR, IS_PUT)                   \
+    SHOAL_API_DEF(void, NAME(i##DIR, , ARG))                                                       \
+    (CTX_PARAM() TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,     \
+     int pe)                                                                                       \
+    {                                                                                              \
+        shoal_strided(SHOAL_FN, IS_PUT, dest, source, dst, sst, ELEM, 1, nelems, PE(pe));          \
+    }                                                                                              \
+    SHOAL_API_DEF(void, NAME(ib##DIR, , ARG))                                                      \
+    (CTX_PARAM() TYPE * dest, const TYPE *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,      \
+     size_t nblocks, int pe)                                                                       \
+    {                                                                                              \
+        shoal_strided(SHOAL_FN, IS_PUT, dest, source, dst, sst, ELEM, bsize, nblocks, PE(pe));     \
+    }
+/* One whole family: the mem family has no strided routines. */
+#define SHOAL_DEF_RMA_OPS(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM)                                    \
+    SHOAL_DEF_RMA_CONTIG(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, put)                                \
+    SHOAL_DEF_RMA_CONTIG(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, get)                                \
+    SHOAL_DEF_RMA_STRIDED(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, put, 1)                            \
+    SHOAL_DEF_RMA_STRIDED(NAME, ARG, CTX_PARAM, PE, TYPE, ELEM, get, 0)
 
-#define SHOAL_CTX shmem_ctx_t ctx,
-#define SHOAL_NOCTX
+#define SHOAL_CTX() shmem_ctx_t ctx,
+#define SHOAL_NOCTX()
 /* The PE argument as a world PE: ctx forms count PEs in the context's team. */
 #define SHOAL_PE_WORLD(pe) (pe)
 #define SHOAL_PE_OF_CTX(pe) SHOAL_CTX_PE(ctx, pe)
-#define SHOAL_NAME_TYPED(base, suffix, NAME) shmem_##NAME##_##base##suffix
-#define SHOAL_NAME_CTX_TYPED(base, suffix, NAME) shmem_ctx_##NAME##_##base##suffix
-#define SHOAL_NAME_SIZED(base, suffix, BITS) shmem_##base##BITS##suffix
-#define SHOAL_NAME_CTX_SIZED(base, suffix, BITS) shmem_ctx_##base##BITS##suffix
 
 /* Typed: shmem_long_put, shmem_ctx_long_put, ... plus p and g. */
 #define SHOAL_DEF_RMA_TYPED(TYPE, NAME, ...)                                                       \
@@ -101,39 +84,7 @@ SHMEM_RMA_TYPES(SHOAL_DEF_RMA_TYPED)
 SHMEM_SIZED_RMA(SHOAL_DEF_RMA_SIZED)
 
 /* mem: byte-addressed. */
-SHOAL_API_DEF(void, shmem_putmem)(void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_put(SHOAL_FN, dest, source, nelems, pe);
-}
-SHOAL_API_DEF(void, shmem_ctx_putmem)
-(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_put(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
-}
-SHOAL_API_DEF(void, shmem_getmem)(void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_get(SHOAL_FN, dest, source, nelems, pe);
-}
-SHOAL_API_DEF(void, shmem_ctx_getmem)
-(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_get(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
-}
-SHOAL_API_DEF(void, shmem_putmem_nbi)(void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_put_nbi(SHOAL_FN, dest, source, nelems, pe);
-}
-SHOAL_API_DEF(void, shmem_ctx_putmem_nbi)
-(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_put_nbi(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
-}
-SHOAL_API_DEF(void, shmem_getmem_nbi)(void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_get_nbi(SHOAL_FN, dest, source, nelems, pe);
-}
-SHOAL_API_DEF(void, shmem_ctx_getmem_nbi)
-(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
-{
-    shoal_get_nbi(SHOAL_FN, dest, source, nelems, SHOAL_CTX_PE(ctx, pe));
-}
+SHOAL_DEF_RMA_CONTIG(SHOAL_NAME_MEM, , SHOAL_NOCTX, SHOAL_PE_WORLD, void, 1, put)
+SHOAL_DEF_RMA_CONTIG(SHOAL_NAME_MEM, , SHOAL_NOCTX, SHOAL_PE_WORLD, void, 1, get)
+SHOAL_DEF_RMA_CONTIG(SHOAL_NAME_CTX_MEM, , SHOAL_CTX, SHOAL_PE_OF_CTX, void, 1, put)
+SHOAL_DEF_RMA_CONTIG(SHOAL_NAME_CTX_MEM, , SHOAL_CTX, SHOAL_PE_OF_CTX, void, 1, get)

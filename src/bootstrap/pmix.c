@@ -38,26 +38,14 @@ static shoal_status_t pmix_get_uint(const pmix_proc_t *proc, const char *key, in
         SHOAL_ERROR("PMIx_Get(%s) failed: %s", key, PMIx_Error_string(rc));
         return SHOAL_ERR_SYSTEM;
     }
+    /* PMIx's own conversion, of integer types only (a floating value out of
+     * range would not convert). */
     long v = -1;
-    switch (val->type) {
-    case PMIX_UINT32:
-        v = (long)val->data.uint32;
-        break;
-    case PMIX_UINT16:
-        v = (long)val->data.uint16;
-        break;
-    case PMIX_INT:
-        v = (long)val->data.integer;
-        break;
-    case PMIX_UINT64:
-        v = (long)val->data.uint64;
-        break;
-    case PMIX_PROC_RANK:
-        v = (long)val->data.rank;
-        break;
-    default:
-        break;
-    }
+    pmix_status_t conv = PMIX_ERR_BAD_PARAM;
+    if (val->type != PMIX_FLOAT && val->type != PMIX_DOUBLE)
+        PMIX_VALUE_GET_NUMBER(conv, val, v, long);
+    if (conv != PMIX_SUCCESS)
+        v = -1;
     PMIX_VALUE_RELEASE(val);
     if (v < 0 || v > INT32_MAX) {
         SHOAL_ERROR("PMIx returned %s of an unexpected type or value", key);

@@ -20,7 +20,9 @@
  * block that holds it on every PE.
  */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,31 +64,42 @@ static size_t first_changed(const char *p, size_t n, unsigned char byte)
     return n;
 }
 
+/* Ends the job for block `b`, written where it should not have been: the
+ * message names the block and goes on with what the format says. */
+static void __attribute__((noreturn, cold, format(printf, 3, 4)))
+block_written(const char *when, const check_block_t *b, const char *fmt, ...)
+{
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    shoal_fatal("%s (SHOAL_CHECK): the symmetric allocation of %zu bytes at %p (heap offset "
+                "%zu, allocation #%llu on this PE, by %s) was written %s",
+                when, b->size, (void *)b->ptr, heap_offset(b->ptr), (unsigned long long)b->id,
+                b->fn, what);
+}
+
 static void check_guard(const char *when, const check_block_t *b)
 {
     const size_t guard = b->span - b->size;
     const size_t at = first_changed(b->ptr + b->size, guard, GUARD_BYTE);
-    if (at == guard)
-        return;
-    shoal_fatal("%s (SHOAL_CHECK): the symmetric allocation of %zu bytes at %p (heap offset "
-                "%zu, allocation #%llu on this PE, by %s) was written past its end: the byte "
-                "%zu past the end holds 0x%02x, not the guard pattern 0x%02x; this PE or a put "
-                "from another PE wrote more than the allocation holds",
-                when, b->size, (void *)b->ptr, heap_offset(b->ptr), (unsigned long long)b->id,
-                b->fn, at, (unsigned char)b->ptr[b->size + at], GUARD_BYTE);
+    if (at != guard)
+        block_written(when, b,
+                      "past its end: the byte %zu past the end holds 0x%02x, not the guard "
+                      "pattern 0x%02x; this PE or a put from another PE wrote more than the "
+                      "allocation holds",
+                      at, (unsigned char)b->ptr[b->size + at], GUARD_BYTE);
 }
 
 static void check_poison(const char *when, const check_block_t *b)
 {
     const size_t at = first_changed(b->ptr, b->span, POISON_BYTE);
-    if (at == b->span)
-        return;
-    shoal_fatal("%s (SHOAL_CHECK): the symmetric allocation of %zu bytes at %p (heap offset "
-                "%zu, allocation #%llu on this PE, by %s) was written after %s freed it: byte "
-                "%zu holds 0x%02x, not the poison 0x%02x; this PE or a put from another PE "
-                "used the memory after it was freed",
-                when, b->size, (void *)b->ptr, heap_offset(b->ptr), (unsigned long long)b->id,
-                b->fn, b->free_fn, at, (unsigned char)b->ptr[at], POISON_BYTE);
+    if (at != b->span)
+        block_written(when, b,
+                      "after %s freed it: byte %zu holds 0x%02x, not the poison 0x%02x; this PE "
+                      "or a put from another PE used the memory after it was freed",
+                      b->free_fn, at, (unsigned char)b->ptr[at], POISON_BYTE);
 }
 
 size_t shoal_check_heap_request(size_t size)

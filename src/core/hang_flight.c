@@ -132,13 +132,10 @@ static void put_event(shoal_hang_out_t *o, int p, const shoal_hang_pe_t *h,
             put(o, " after %llu bytes of data", (unsigned long long)e->arg);
         break;
     case SHOAL_FLIGHT_WAIT_ENTER:
-        put(o, ": began to wait for %s %s ", name, shoal_cmp_op(e->op));
-        put_value(o, e->arg, e->is_signed);
-        put(o, ", saw ");
-        put_value(o, e->value, e->is_signed);
-        break;
     case SHOAL_FLIGHT_WAIT_LEAVE:
-        put(o, ": ended its wait for %s %s ", name, shoal_cmp_op(e->op));
+        put(o, ": %s for %s %s ",
+            e->kind == SHOAL_FLIGHT_WAIT_ENTER ? "began to wait" : "ended its wait", name,
+            shoal_cmp_op(e->op));
         put_value(o, e->arg, e->is_signed);
         put(o, ", saw ");
         put_value(o, e->value, e->is_signed);

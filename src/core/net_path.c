@@ -66,13 +66,20 @@ static void net_wait_end(const char *fn, shoal_status_t status)
         shoal_net_fail(fn, status, -1);
 }
 
-void shoal_net_quiet(const char *fn)
+/* quiet (fence 0) and fence (fence 1) over the transport: the same
+ * records around a different call. */
+static void net_order(const char *fn, int fence)
 {
     int top = 0;
     const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
     shoal_hang_simple(SHOAL_HANG_NET, fn);
-    net_wait_end(fn, shoal_transport_quiet(shoal_net));
-    shoal_trace_order_end(fn, "net quiet", t0, top);
+    net_wait_end(fn, fence ? shoal_transport_fence(shoal_net) : shoal_transport_quiet(shoal_net));
+    shoal_trace_order_end(fn, fence ? "net fence" : "net quiet", t0, top);
+}
+
+void shoal_net_quiet(const char *fn)
+{
+    net_order(fn, 0);
 }
 
 void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
@@ -86,11 +93,7 @@ void shoal_net_pe_quiet(const char *fn, const int *pes, size_t npes)
 
 void shoal_net_fence(const char *fn)
 {
-    int top = 0;
-    const uint64_t t0 = SHOAL_UNLIKELY(shoal_trace_on) ? shoal_trace_order_begin(&top) : 0;
-    shoal_hang_simple(SHOAL_HANG_NET, fn);
-    net_wait_end(fn, shoal_transport_fence(shoal_net));
-    shoal_trace_order_end(fn, "net fence", t0, top);
+    net_order(fn, 1);
 }
 
 void shoal_pe_quiet(const char *fn, shmem_ctx_t ctx, const int *pes, size_t npes)

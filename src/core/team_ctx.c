@@ -81,42 +81,42 @@ int shoal_ctx_pe_fail(const char *fn, shmem_ctx_t ctx, int pe)
                 ctx->team->set.size);
 }
 
+/* Ends the job unless `h` is an alive object of `pool`. The message names
+ * the handle as `what` and ends with `destroyed_by` for a destroyed one or
+ * with `not_one` for anything else. */
+static void check_pooled(const char *fn, const shoal_handle_pool_t *pool, const void *h,
+                         const char *what, const char *destroyed_by, const char *not_one)
+{
+    switch (shoal_handle_state(pool, h)) {
+    case SHOAL_HANDLE_ALIVE:
+        return;
+    case SHOAL_HANDLE_DEAD:
+        shoal_fatal("%s: %s %p was destroyed by %s", fn, what, h, destroyed_by);
+    default:
+        shoal_fatal("%s: %s %p is not a %s", fn, what, h, not_one);
+    }
+}
+
 void shoal_ctx_check_handle(const char *fn, shmem_ctx_t ctx)
 {
     if (ctx == SHMEM_CTX_INVALID || ctx == &shoal_ctx_default)
         return;
-    switch (shoal_handle_state(&ctx_pool, ctx)) {
-    case SHOAL_HANDLE_ALIVE:
-        return;
-    case SHOAL_HANDLE_DEAD:
-        shoal_fatal("%s: ctx %p was destroyed by shmem_ctx_destroy; make a new context with "
-                    "shmem_ctx_create (or use SHMEM_CTX_DEFAULT)",
-                    fn, (const void *)ctx);
-    default:
-        shoal_fatal("%s: ctx %p is not a context handle (neither SHMEM_CTX_DEFAULT nor one made by "
-                    "shmem_ctx_create or shmem_team_create_ctx); pass a context the library "
-                    "returned",
-                    fn, (const void *)ctx);
-    }
+    check_pooled(fn, &ctx_pool, ctx, "ctx",
+                 "shmem_ctx_destroy; make a new context with shmem_ctx_create (or use "
+                 "SHMEM_CTX_DEFAULT)",
+                 "context handle (neither SHMEM_CTX_DEFAULT nor one made by shmem_ctx_create or "
+                 "shmem_team_create_ctx); pass a context the library returned");
 }
 
 void shoal_team_check_handle(const char *fn, shmem_team_t team)
 {
     if (team == SHMEM_TEAM_INVALID || team == &shoal_team_world || team == &shoal_team_shared)
         return;
-    switch (shoal_handle_state(&team_pool, team)) {
-    case SHOAL_HANDLE_ALIVE:
-        return;
-    case SHOAL_HANDLE_DEAD:
-        shoal_fatal("%s: team %p was destroyed by shmem_team_destroy; use a team that is still "
-                    "alive, or split a new one",
-                    fn, (const void *)team);
-    default:
-        shoal_fatal("%s: team %p is not a team handle (neither SHMEM_TEAM_WORLD, "
-                    "SHMEM_TEAM_SHARED nor one made by shmem_team_split_strided or "
-                    "shmem_team_split_2d); pass a team the library returned",
-                    fn, (const void *)team);
-    }
+    check_pooled(fn, &team_pool, team, "team",
+                 "shmem_team_destroy; use a team that is still alive, or split a new one",
+                 "team handle (neither SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED nor one made by "
+                 "shmem_team_split_strided or shmem_team_split_2d); pass a team the library "
+                 "returned");
 }
 
 void shoal_team_check(const char *fn, shmem_team_t team)

@@ -96,6 +96,13 @@ void shoal_trace_set_caller(const char *name);
 int shoal_trace_enter(void);
 void shoal_trace_leave(void);
 
+/* When a scope begins: the time if this call is recorded (tracing is on
+ * and the call is not nested in another recorded one), else 0. */
+static inline uint64_t shoal_trace_scope_t0(void)
+{
+    return __builtin_expect(shoal_trace_on, 0) && shoal_trace_enter() ? shoal_trace_now() : 0;
+}
+
 /* A call of an API routine from here to the end of the enclosing block:
  *     SHOAL_TRACE_SCOPE(SHOAL_FN, SHOAL_TRACE_WAIT, -1, 0, ivar);  */
 typedef struct {
@@ -111,9 +118,7 @@ static inline shoal_trace_scope_t shoal_trace_scope_begin(const char *fn,
                                                           shoal_trace_family_t family, int peer,
                                                           uint64_t bytes, const void *addr)
 {
-    shoal_trace_scope_t s = {fn, 0, bytes, addr, peer, family};
-    if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
-        s.t0 = shoal_trace_now();
+    shoal_trace_scope_t s = {fn, shoal_trace_scope_t0(), bytes, addr, peer, family};
     return s;
 }
 
@@ -139,9 +144,7 @@ static inline shoal_trace_team_scope_t shoal_trace_team_scope_begin(const char *
                                                                     shoal_trace_family_t family,
                                                                     const void *team, int set_size)
 {
-    shoal_trace_team_scope_t s = {fn, 0, team, set_size, family};
-    if (__builtin_expect(shoal_trace_on, 0) && shoal_trace_enter())
-        s.t0 = shoal_trace_now();
+    shoal_trace_team_scope_t s = {fn, shoal_trace_scope_t0(), team, set_size, family};
     return s;
 }
 

@@ -549,19 +549,10 @@ static const shoal_bootstrap_ops_t store_ops = {
     .allgather = store_allgather,
 };
 
-/* The same client under shoalrun; only the end of the job differs. */
-static const shoal_bootstrap_ops_t launcher_ops = {
-    .version = SHOAL_BOOTSTRAP_VERSION,
-    .name = "launcher",
-    .put = store_put,
-    .get = store_get,
-    .fence = store_fence,
-    .barrier = store_barrier,
-    .notify = store_notify,
-    .abort = launcher_abort,
-    .finalize = store_finalize,
-    .allgather = store_allgather,
-};
+/* The same client under shoalrun; only the end of the job differs:
+ * store_ops with the launcher's name and abort, filled in by
+ * shoal_bootstrap_store_attach. */
+static shoal_bootstrap_ops_t launcher_ops;
 
 /* ---- construction -------------------------------------------------------- */
 
@@ -703,6 +694,9 @@ shoal_status_t shoal_bootstrap_store_attach(shoal_bootstrap_t *bs, int fd, int r
     c->cfg.origin = "shoalrun";
     snprintf(c->where, sizeof(c->where), "shoalrun");
     c->hosted_by = "the launcher, over SHOAL_LAUNCHER_FD";
+    launcher_ops = store_ops;
+    launcher_ops.name = "launcher";
+    launcher_ops.abort = launcher_abort;
     status = client_start(c, bs, &launcher_ops);
     if (status != SHOAL_OK)
         free(c);
