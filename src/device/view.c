@@ -186,21 +186,20 @@ static void heap_extend(const char *fn, uint64_t want)
         if (view.node[pe] != view.node[me] || view.heap_dev[pe] == 0)
             continue;
         char *base = (char *)shoal_route_peer_map(view.rt, pe, SHOAL_ROUTE_HEAP);
-        const uint64_t dptr = base == NULL ? 0
-                                           : host_register(fn, base + have, want - have, pe,
-                                                           "host symmetric heap (its next part)");
+        const uint64_t dptr =
+            base == NULL ? 0
+                         : host_register(fn, base + have, want - have, pe,
+                                         "host symmetric heap, now any of it (they report it as "
+                                         "unreachable; keep their data in the device heap)");
         if (dptr == view.heap_dev[pe] + have)
             continue;
         if (dptr != 0)
-            SHOAL_WARN("%s: the GPU sees the next part of PE %d's host symmetric heap at 0x%llx, "
-                       "not right after the rest (0x%llx): this driver does not give host "
-                       "memory its own address (unified addressing)",
+            SHOAL_WARN("%s: kernels cannot reach PE %d's host symmetric heap any more (they "
+                       "report it as unreachable): the GPU sees its next part at 0x%llx, not "
+                       "right after the rest (0x%llx), so this driver does not give host memory "
+                       "its own address (unified addressing)",
                        fn, pe, (unsigned long long)dptr,
                        (unsigned long long)(view.heap_dev[pe] + have));
-        SHOAL_WARN("%s: kernels can no longer reach PE %d's host symmetric heap (they report "
-                   "it as unreachable); keep their data in the device heap "
-                   "(shmemx_malloc_device)",
-                   fn, pe);
         view.heap_dev[pe] = 0;
         const uint64_t zero = 0;
         char msg[VIEW_MSG];

@@ -13,7 +13,9 @@
  *   the new block on its neighbours through the view, at addresses the
  *   record shows registered, and the values arrive;
  * - an allocation below the mark registers nothing; shmem_finalize
- *   unregisters every range it registered.
+ *   unregisters every range it registered;
+ * - with argv[1] "refuse", the driver refuses the extension: kernels lose
+ *   the local heaps cleanly (lookups give NULL) and the job goes on.
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -99,6 +101,8 @@ static size_t probe(int k)
     return at[k];
 }
 
+static int unregistered_all(void);
+
 static struct {
     shmemx_dev_t d;
     long *big, *small;
@@ -127,8 +131,30 @@ static void *kernel(void *unused)
     return NULL;
 }
 
-int main(void)
+/* argv[1] "refuse": the driver refuses the registration a large block
+ * needs (FAKE_CUDA_FAIL=register from then on): every PE's kernels lose
+ * the local heaps (their table entries become 0, so a lookup gives NULL and
+ * a kernel reports instead of faulting), nothing is left registered twice,
+ * and the job goes on. */
+static void refused(shmemx_dev_t d, long *small, int n0)
 {
+    setenv("FAKE_CUDA_FAIL", "register", 1);
+    long *big = shmem_malloc(BIG);
+    unsetenv("FAKE_CUDA_FAIL");
+    CHECK(big != NULL, "a block of %zu MiB (the allocation itself does not fail)", BIG >> 20);
+    CHECK(read_log() == n0, "a refused registration was recorded");
+    for (int pe = 0; pe < npes; pe++)
+        CHECK(shmemx_dev_ptr(d, small, pe) == NULL && shmemx_dev_ptr(d, big, pe) == NULL,
+              "kernels still see PE %d's heap after its registration failed", pe);
+    shmem_free(big);
+    shmem_barrier_all();
+    if (me == 0)
+        printf("refused registration: every local heap unreachable to kernels, job goes on\n");
+}
+
+int main(int argc, char **argv)
+{
+    const int refuse = argc > 1 && strcmp(argv[1], "refuse") == 0;
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -169,6 +195,13 @@ int main(void)
           "%zu bytes registered at create; the heaps' part is %zu, the rest (globals, the "
           "mailbox) should be small",
           pinned_create, heap_pinned);
+
+    if (refuse) {
+        refused(d, small, n0);
+        shmem_free(small);
+        shmem_finalize();
+        return unregistered_all();
+    }
 
     /* A large block raises the mark: one more range per local PE, right
      * after the first, covering the block and less than a step beyond it. */
@@ -235,8 +268,12 @@ int main(void)
                pinned_create >> 20, npes, STEP >> 20, heap >> 20, pinned_grow >> 20, BIG >> 20,
                (size_t)npes * heap >> 20);
     shmem_finalize();
+    return unregistered_all();
+}
 
-    /* Every range registered is unregistered once. */
+/* After shmem_finalize: every range registered was unregistered once. */
+static int unregistered_all(void)
+{
     const int n2 = read_log();
     int regs = 0, unregs = 0;
     for (int i = 0; i < n2; i++) {
