@@ -119,9 +119,22 @@ typedef struct {
 
 /* ---- The device view of the job, for kernels (<shmemx_device.h>) ----------
  * What shmemx_dev_create makes and a kernel receives by value; the device
- * functions that use it are in <shmemx_device.h>. */
-
-#define SHMEMX_DEV_VERSION 1
+ * functions that use it are in <shmemx_device.h>.
+ *
+ * The device ABI: the layout of shmemx_dev_t, its rows, the mailbox and the
+ * report, which kernels compiled into the program read directly. A program
+ * built against one version and run with a libshoal of another would read
+ * a handle of the wrong shape without a word, so shmemx_dev_create (a macro,
+ * below the routines) passes this header's version and sizeof(shmemx_dev_t)
+ * to libshoal, which refuses any other with both named. Whoever changes
+ * one of these layouts raises the version (libshoal's build checks the
+ * size it records for each version). */
+#ifdef SHMEMX_DEV_ABI_VERSION_TEST_OVERRIDE /* Shoal's own tests: a program of another version */
+#define SHMEMX_DEV_ABI_VERSION SHMEMX_DEV_ABI_VERSION_TEST_OVERRIDE
+#else
+#define SHMEMX_DEV_ABI_VERSION 1
+#endif
+#define SHMEMX_DEV_VERSION SHMEMX_DEV_ABI_VERSION /* the earlier name */
 #define SHMEMX_DEV_ROWS 8    /* route table rows (host heap, globals, device heap, ...) */
 #define SHMEMX_DEV_EVENTS 64 /* event ids 0 .. SHMEMX_DEV_EVENTS - 1 */
 
@@ -157,7 +170,7 @@ typedef struct {
 } shmemx_dev_row_t;
 
 typedef struct {
-    uint32_t version; /* SHMEMX_DEV_VERSION */
+    uint32_t version; /* SHMEMX_DEV_ABI_VERSION */
     uint32_t bytes;   /* sizeof(shmemx_dev_t) */
     int32_t my_pe, npes;
     uint32_t nrows;  /* rows in use are below this */
@@ -191,6 +204,11 @@ typedef struct CUstream_st *shmemx_stream_t;
 #define SHMEM_FN(name) name
 #include <shmem/routines_x.h>
 #undef SHMEM_FN
+
+/* Collective: the device view, checked against this header's device ABI
+ * (shmemx_dev_create_abi in shmem/routines_x.h). */
+#define shmemx_dev_create(d)                                                                       \
+    shmemx_dev_create_abi((d), SHMEMX_DEV_ABI_VERSION, sizeof(shmemx_dev_t))
 
 #ifdef __cplusplus
 }

@@ -84,10 +84,20 @@ SHMEM_API int SHMEM_FN(shmemx_set_conf_store_tls)(bool enable, const char *tls_i
 
 /* Collective over every PE: makes the device view of the job for kernels
  * (<shmemx_device.h>): the device heap if there is none yet, the route
- * table on the GPU, the host symmetric memory of the host's PEs registered
- * with CUDA, the mailbox for reports and events. 0, or -1 on every PE
- * after one message naming the cause (no driver, no GPU, ...). Later calls
- * return the same view; valid until shmem_finalize. */
+ * table on the GPU, the used part of the host symmetric memory of the
+ * host's PEs registered with CUDA, the mailbox for reports and events. 0,
+ * or -1 on every PE after one message naming the cause (no driver, no GPU,
+ * a program built against another device ABI, ...). Later calls return the
+ * same view; valid until shmem_finalize.
+ *
+ * Programs call it as shmemx_dev_create(&d), a macro of <shmemx.h> that
+ * passes the device ABI version and handle size the program was compiled
+ * with (SHMEMX_DEV_ABI_VERSION, sizeof(shmemx_dev_t)); libshoal refuses,
+ * writing nothing into *d, when they are not its own. The function of the
+ * plain name (a program that calls it through a pointer or dlsym) stands
+ * for device ABI 1, the version before the check. */
+SHMEM_API int SHMEM_FN(shmemx_dev_create_abi)(shmemx_dev_t *d, int abi_version,
+                                              size_t handle_bytes);
 SHMEM_API int SHMEM_FN(shmemx_dev_create)(shmemx_dev_t *d);
 
 /* The device form of a team this PE belongs to (local): 0, or -1 when

@@ -3,6 +3,8 @@
  * the job, teams as kernels see them, and events between a PE's kernels and
  * its host code.
  */
+#include <stdio.h>
+
 #include <shmem.h>
 #include <shmemx.h>
 
@@ -17,13 +19,46 @@
 #include "util/env.h"
 #include "util/log.h"
 
-SHOAL_API_DEF(int, shmemx_dev_create)(shmemx_dev_t *d)
+/* The size of the handle of each device ABI version this library has
+ * known, for the message that names both sides of a mismatch. Raising
+ * SHMEMX_DEV_ABI_VERSION (a layout changed) adds a row here. */
+#define DEV_ABI1_BYTES 192
+_Static_assert(SHMEMX_DEV_ABI_VERSION != 1 || sizeof(shmemx_dev_t) == DEV_ABI1_BYTES,
+               "shmemx_dev_t changed its layout: raise SHMEMX_DEV_ABI_VERSION in <shmemx.h> and "
+               "record the new size here");
+
+static int dev_create(const char *fn, shmemx_dev_t *d, int abi_version, size_t handle_bytes)
 {
     if (d == NULL) {
-        SHOAL_ERROR("shmemx_dev_create: d is NULL; pass the address of a shmemx_dev_t to fill");
+        SHOAL_ERROR("%s: d is NULL; pass the address of a shmemx_dev_t to fill", fn);
         return -1;
     }
-    return shoal_device_view_collective(SHOAL_FN, d) == SHOAL_OK ? 0 : -1;
+    /* The verdict on the program's ABI travels through the view's first
+     * agreement, so a PE whose program differs fails with the others
+     * instead of leaving them in the collective. Nothing is written into
+     * *d unless it has this library's layout. */
+    char abi_msg[320] = "";
+    if (abi_version != SHMEMX_DEV_ABI_VERSION || handle_bytes != sizeof(shmemx_dev_t))
+        snprintf(abi_msg, sizeof(abi_msg),
+                 "shmemx_dev_create: this program's <shmemx.h> is device ABI %d (handle %zu "
+                 "bytes), libshoal is ABI %d (%zu bytes): rebuild the program against the "
+                 "headers installed with this libshoal (a kernel of another ABI would read the "
+                 "handle wrongly)",
+                 abi_version, handle_bytes, SHMEMX_DEV_ABI_VERSION, sizeof(shmemx_dev_t));
+    return shoal_device_view_collective(fn, abi_msg[0] != '\0' ? abi_msg : NULL, d) == SHOAL_OK
+               ? 0
+               : -1;
+}
+
+SHOAL_API_DEF(int, shmemx_dev_create_abi)(shmemx_dev_t *d, int abi_version, size_t handle_bytes)
+{
+    return dev_create("shmemx_dev_create", d, abi_version, handle_bytes);
+}
+
+/* A caller that names no version was built before the check: ABI 1. */
+SHOAL_API_DEF(int, shmemx_dev_create)(shmemx_dev_t *d)
+{
+    return dev_create(SHOAL_FN, d, 1, DEV_ABI1_BYTES);
 }
 
 SHOAL_API_DEF(int, shmemx_dev_team)(shmem_team_t team, shmemx_dev_team_t *t)

@@ -144,6 +144,17 @@ void shoal_alloc_finalize(void)
     }
 }
 
+/* Kernels reach the host heap's first segment as far as allocations go
+ * (device/view.h): tells the device view how far that is now. */
+static void note_heap_top(const char *fn, const void *ptr)
+{
+    const shoal_route_row_t *row = &shoal.route.row[SHOAL_ROUTE_HEAP];
+    const uint64_t off = (uintptr_t)ptr - row->base;
+    size_t span = 0;
+    if (off < row->size && shoal_heap_block_size(&shoal.heap, ptr, &span) == SHOAL_OK)
+        shoal_device_view_heap_top(fn, off + span);
+}
+
 /* Gives a block back: in check mode through the quarantine. Fails when ptr
  * is not an allocation (or was freed already). */
 static shoal_status_t free_block(const char *fn, void *ptr)
@@ -191,6 +202,8 @@ void *shoal_alloc_collective(const char *fn, size_t size, size_t align, int zero
         shoal_heap_block_size(&shoal.heap, ptr, &span);
         shoal_check_heap_allocated(fn, ptr, size, span);
     }
+    if (ptr != NULL)
+        note_heap_top(fn, ptr);
     if (ptr != NULL && zero)
         memset(ptr, 0, size);
     if (old != NULL && (ptr != NULL || size == 0)) {
@@ -232,7 +245,7 @@ static void *proxy_inbox_alloc(size_t size)
     return p;
 }
 
-shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d)
+shoal_status_t shoal_device_view_collective(const char *fn, const char *refuse, shmemx_dev_t *d)
 {
     SHOAL_REQUIRE_INIT(fn);
     pthread_mutex_lock(&shoal.lock);
@@ -244,6 +257,7 @@ shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d)
                 .generation = shoal.generation},
         .nslots = shoal_team_slots(shoal_env.teams_max),
         .alloc_host = proxy_inbox_alloc,
+        .refuse = refuse,
     };
     shoal_status_t status = shoal_device_view_create(&vj, fn, d);
     shoal_quiet(fn);

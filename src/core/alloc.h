@@ -25,8 +25,10 @@ void shoal_alloc_collective_refuse(const char *fn, size_t size, size_t align);
  * message, when any PE cannot make or grow its device heap (no driver, no
  * GPU, out of GPU memory); never ends the job for that. */
 void *shoal_alloc_device_collective(const char *fn, size_t size, size_t align, int device);
-/* Collective: the device view of the job for kernels (device/view.h). */
-shoal_status_t shoal_device_view_collective(const char *fn, shmemx_dev_t *d);
+/* Collective: the device view of the job for kernels (device/view.h).
+ * `refuse`: NULL, or why this PE refuses (then every PE fails, and the
+ * first refusing PE logs it). */
+shoal_status_t shoal_device_view_collective(const char *fn, const char *refuse, shmemx_dev_t *d);
 /* Frees a block of either heap. */
 void shoal_free_collective(const char *fn, void *ptr);
 

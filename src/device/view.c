@@ -23,6 +23,14 @@
 #define MONITOR_POLL_MS 10
 #define REPORT_GRACE_MS 100
 
+/* The host heap is registered for kernels in steps of this much: each
+ * local PE's heap from its base to its high-water mark of allocations,
+ * rounded up to a step (the whole heap when smaller). Big enough that a
+ * program's allocations cost few registrations (each pins its pages and
+ * maps them for the GPU, ~ms per 64 MiB), small enough that a job which
+ * uses little of a 1 GiB heap pins little. */
+#define HEAP_REG_STEP ((uint64_t)64 << 20)
+
 /* One host range registered with CUDA. */
 typedef struct {
     void *base;
@@ -35,10 +43,19 @@ static struct {
     void *block; /* the view's block of the device heap */
     shmemx_dev_mailbox_t *mailbox;
     size_t mailbox_bytes;
+    int mailbox_registered;
     host_reg_t *regs;
-    unsigned nregs;
+    unsigned nregs, regs_cap;
     shoal_bootstrap_t *bs;
+    const shoal_route_t *rt;
+    const int *node;
     void *inbox; /* the device proxy's, in the host symmetric heap */
+    /* The host heap (route row 0): how far from its base allocations have
+     * reached (kept from shmem_init on, before the view exists too), how
+     * much of each local PE's heap is registered, and where this GPU sees
+     * each PE's heap ([npes]; 0: kernels cannot reach it). */
+    uint64_t heap_top, heap_reg;
+    uint64_t *heap_dev;
     pthread_t monitor;
     int monitor_up, stop;
 } view;
@@ -111,21 +128,32 @@ static void *monitor_main(void *arg)
 /* ---- making the view ------------------------------------------------------ */
 
 /* Registers [base, base + size) of host memory for the GPU; its device
- * address, or 0 when the driver refuses (kernels then cannot reach it). */
-static uint64_t host_register(void *base, size_t size, int pe, const char *what)
+ * address, or 0 after a warning naming `fn` when the driver refuses
+ * (kernels then cannot reach it). */
+static uint64_t host_register(const char *fn, void *base, size_t size, int pe, const char *what)
 {
     char err[200];
+    if (view.nregs == view.regs_cap) {
+        const unsigned cap = view.regs_cap == 0 ? 16 : 2 * view.regs_cap;
+        host_reg_t *regs = realloc(view.regs, cap * sizeof(*regs));
+        if (regs == NULL) {
+            SHOAL_WARN("%s: kernels cannot reach PE %d's %s: out of memory", fn, pe, what);
+            return 0;
+        }
+        view.regs = regs;
+        view.regs_cap = cap;
+    }
     shoal_CUresult r = shoal_cu.cuMemHostRegister(
         base, size, SHOAL_CU_MEMHOSTREGISTER_PORTABLE | SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP);
     if (r != SHOAL_CUDA_SUCCESS) {
-        SHOAL_WARN("shmemx_dev_create: kernels cannot reach PE %d's %s (%zu bytes at %p): %s", pe,
-                   what, size, base, shoal_cuda_strerror("cuMemHostRegister", r, err, sizeof(err)));
+        SHOAL_WARN("%s: kernels cannot reach PE %d's %s (%zu bytes at %p): %s", fn, pe, what, size,
+                   base, shoal_cuda_strerror("cuMemHostRegister", r, err, sizeof(err)));
         return 0;
     }
     shoal_CUdeviceptr dptr = 0;
     r = shoal_cu.cuMemHostGetDevicePointer(&dptr, base, 0);
     if (r != SHOAL_CUDA_SUCCESS) {
-        SHOAL_WARN("shmemx_dev_create: kernels cannot reach PE %d's %s: %s", pe, what,
+        SHOAL_WARN("%s: kernels cannot reach PE %d's %s: %s", fn, pe, what,
                    shoal_cuda_strerror("cuMemHostGetDevicePointer", r, err, sizeof(err)));
         shoal_cu.cuMemHostUnregister(base);
         return 0;
@@ -134,13 +162,85 @@ static uint64_t host_register(void *base, size_t size, int pe, const char *what)
     return dptr;
 }
 
+/* How much of each heap kernels must reach for allocations up to `top`:
+ * whole steps from the heap's base, at least one, at most the heap. */
+static uint64_t heap_reg_bytes(uint64_t top, uint64_t heap_size)
+{
+    uint64_t want =
+        top == 0 ? HEAP_REG_STEP : (top + HEAP_REG_STEP - 1) / HEAP_REG_STEP * HEAP_REG_STEP;
+    return want < heap_size ? want : heap_size;
+}
+
+/* Extends the registration of every reachable local PE's heap from
+ * view.heap_reg to `want` bytes: one more range each, right after the last
+ * (registered ranges may not overlap). With unified addressing the device
+ * address of registered host memory is its host address, so the table's
+ * base stays right for the new range; should the driver give another, or
+ * refuse, kernels lose that PE's heap (its table entry becomes 0, so they
+ * report instead of faulting) and the warning says so. */
+static void heap_extend(const char *fn, uint64_t want)
+{
+    const int me = view.bs->rank, npes = view.bs->npes;
+    const uint64_t have = view.heap_reg;
+    for (int pe = 0; pe < npes; pe++) {
+        if (view.node[pe] != view.node[me] || view.heap_dev[pe] == 0)
+            continue;
+        char *base = (char *)shoal_route_peer_map(view.rt, pe, SHOAL_ROUTE_HEAP);
+        const uint64_t dptr =
+            base == NULL ? 0
+                         : host_register(fn, base + have, want - have, pe,
+                                         "host symmetric heap, now any of it (they report it as "
+                                         "unreachable; keep their data in the device heap)");
+        if (dptr == view.heap_dev[pe] + have)
+            continue;
+        if (dptr != 0)
+            SHOAL_WARN("%s: kernels cannot reach PE %d's host symmetric heap any more (they "
+                       "report it as unreachable): the GPU sees its next part at 0x%llx, not "
+                       "right after the rest (0x%llx), so this driver does not give host memory "
+                       "its own address (unified addressing)",
+                       fn, pe, (unsigned long long)dptr,
+                       (unsigned long long)(view.heap_dev[pe] + have));
+        view.heap_dev[pe] = 0;
+        const uint64_t zero = 0;
+        char msg[VIEW_MSG];
+        uint64_t *entry = (uint64_t *)view.block + (size_t)pe * SHMEMX_DEV_ROWS + SHOAL_ROUTE_HEAP;
+        if (shoal_device_copy(fn, entry, &zero, sizeof(zero), msg, sizeof(msg)) != SHOAL_OK)
+            SHOAL_WARN("%s", msg);
+    }
+    view.heap_reg = want;
+    SHOAL_DEBUG("%s: kernels reach the first %llu bytes of each local PE's host symmetric heap "
+                "(allocations reach %llu)",
+                fn, (unsigned long long)want, (unsigned long long)view.heap_top);
+}
+
+void shoal_device_view_heap_top(const char *fn, uint64_t top)
+{
+    if (top <= view.heap_top)
+        return;
+    view.heap_top = top;
+    if (!view.up || view.heap_dev == NULL)
+        return;
+    const uint64_t want = heap_reg_bytes(top, view.rt->row[SHOAL_ROUTE_HEAP].size);
+    if (want <= view.heap_reg)
+        return;
+    shoal_CUcontext prev = shoal_device_ctx_enter();
+    heap_extend(fn, want);
+    shoal_device_ctx_leave(prev);
+}
+
 static void unregister_all(void)
 {
     for (unsigned i = 0; i < view.nregs; i++)
         shoal_cu.cuMemHostUnregister(view.regs[i].base);
     free(view.regs);
     view.regs = NULL;
-    view.nregs = 0;
+    view.nregs = view.regs_cap = 0;
+    if (view.mailbox_registered)
+        shoal_cu.cuMemHostUnregister(view.mailbox);
+    view.mailbox_registered = 0;
+    free(view.heap_dev);
+    view.heap_dev = NULL;
+    view.heap_reg = 0;
 }
 
 /* The local part: the mailbox, the registrations, the table. */
@@ -160,17 +260,12 @@ static shoal_status_t make_local(const shoal_device_view_job_t *vj, const char *
         return SHOAL_ERR_NOMEM;
     }
     view.mailbox = mb;
-    view.regs = calloc((size_t)npes * 2 + 1, sizeof(*view.regs));
-    if (view.regs == NULL) {
-        snprintf(msg, msglen, "%s: out of memory", fn);
-        return SHOAL_ERR_NOMEM;
-    }
     shoal_CUresult r = shoal_cu.cuMemHostRegister(mb, view.mailbox_bytes,
                                                   SHOAL_CU_MEMHOSTREGISTER_PORTABLE |
                                                       SHOAL_CU_MEMHOSTREGISTER_DEVICEMAP);
     shoal_CUdeviceptr mb_dev = 0;
     if (r == SHOAL_CUDA_SUCCESS) {
-        view.regs[view.nregs++] = (host_reg_t){mb, view.mailbox_bytes};
+        view.mailbox_registered = 1;
         r = shoal_cu.cuMemHostGetDevicePointer(&mb_dev, mb, 0);
     }
     if (r != SHOAL_CUDA_SUCCESS) {
@@ -185,21 +280,32 @@ static shoal_status_t make_local(const shoal_device_view_job_t *vj, const char *
     for (int pe = 0; pe < npes; pe++)
         table[(size_t)pe * SHMEMX_DEV_ROWS + SHOAL_ROUTE_DEVICE] =
             job->node[pe] == job->node[me] ? shoal_route_peer_base(rt, pe, SHOAL_ROUTE_DEVICE) : 0;
-    /* Rows 0 and 1, host memory: each local PE's mapping here, registered. */
+    /* Rows 0 and 1, host memory: each local PE's mapping here, registered:
+     * the globals whole, the heap up to where allocations reach (extended
+     * by shoal_device_view_heap_top as they reach further). */
     if (shoal_env.device_host_access) {
+        view.heap_dev = calloc((size_t)npes, sizeof(*view.heap_dev));
+        if (view.heap_dev == NULL) {
+            snprintf(msg, msglen, "%s: out of memory", fn);
+            return SHOAL_ERR_NOMEM;
+        }
+        view.heap_reg = heap_reg_bytes(view.heap_top, rt->row[SHOAL_ROUTE_HEAP].size);
         static const char *const what[] = {"host symmetric heap", "symmetric globals"};
         for (unsigned row = 0; row < 2; row++) {
             if (rt->row[row].size == 0)
                 continue;
+            const uint64_t bytes = row == SHOAL_ROUTE_HEAP ? view.heap_reg : rt->row[row].size;
             for (int pe = 0; pe < npes; pe++) {
                 if (job->node[pe] != job->node[me])
                     continue;
                 uintptr_t base = shoal_route_peer_map(rt, pe, row);
                 if (base != 0)
                     table[(size_t)pe * SHMEMX_DEV_ROWS + row] =
-                        host_register((void *)base, rt->row[row].size, pe, what[row]);
+                        host_register(fn, (void *)base, bytes, pe, what[row]);
             }
         }
+        for (int pe = 0; pe < npes; pe++)
+            view.heap_dev[pe] = table[(size_t)pe * SHMEMX_DEV_ROWS + SHOAL_ROUTE_HEAP];
     }
     /* The proxy, for PEs of other hosts (there is a network transport). */
     view.d.proxy = NULL;
@@ -316,6 +422,12 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
     char msg[VIEW_MSG] = "";
     shoal_status_t status;
 
+    /* First, whether every PE's program has this library's device ABI. */
+    status = shoal_device_agree(job, fn, vj->refuse != NULL ? SHOAL_ERR_INVALID : SHOAL_OK,
+                                vj->refuse != NULL ? vj->refuse : "",
+                                "shmemx_dev_create returns -1 on every PE");
+    if (status != SHOAL_OK)
+        return status;
     if (view.up) {
         *out = view.d;
         return SHOAL_OK;
@@ -348,7 +460,7 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
     }
 
     shmemx_dev_t *d = &view.d;
-    d->version = SHMEMX_DEV_VERSION;
+    d->version = SHMEMX_DEV_ABI_VERSION;
     d->bytes = sizeof(*d);
     d->my_pe = job->bs->rank;
     d->npes = npes;
@@ -364,6 +476,8 @@ shoal_status_t shoal_device_view_create(const shoal_device_view_job_t *vj, const
     d->sync = (uint64_t *)((char *)view.block + table_bytes);
 
     view.bs = job->bs;
+    view.rt = job->rt;
+    view.node = job->node;
     view.stop = 0;
     view.monitor_up = pthread_create(&view.monitor, NULL, monitor_main, NULL) == 0;
     if (!view.monitor_up)
@@ -391,6 +505,7 @@ void shoal_device_view_stop_proxy(void)
 
 void shoal_device_view_destroy(void)
 {
+    view.heap_top = 0; /* the next shmem_init's heap starts empty */
     if (!view.up)
         return;
     if (view.monitor_up) {

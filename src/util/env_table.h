@@ -187,8 +187,10 @@
       "event waits in a kernel) may last before the kernel reports its PE, block, thread, "        \
       "address and the values it saw, and the host ends the job. 0: never.")                       \
     X(SHOAL_DEVICE_HOST_ACCESS, bool, device_host_access, "1",                                     \
-      "shmemx_dev_create registers the host symmetric heap and globals of every PE of the host "   \
-      "with CUDA (pinning them), so kernels reach them; 0 leaves kernels the device heaps only.")  \
+      "shmemx_dev_create registers the globals of every PE of the host with CUDA, and its host "   \
+      "symmetric heap as far as allocations reach (in 64 MiB steps, extended by the shmem_malloc " \
+      "that reaches further), pinning them, so kernels reach them; 0 leaves kernels the device "   \
+      "heaps only.")                                                                               \
     X(SHOAL_DEVICE_PROXY_SLOTS, uint, device_proxy_slots, "256",                                   \
       "Request slots of the ring through which kernels hand operations on PEs of other hosts to "  \
       "their PE's proxy thread (each 64 bytes of pinned host memory), and, up to 64, of the "      \

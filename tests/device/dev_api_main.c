@@ -162,7 +162,7 @@ int main(int argc, char **argv)
     CHECK(shmemx_dev_event_set_host(0, 1) == -1, "an event before shmemx_dev_create fails");
     shmemx_dev_t d, d2;
     CHECK(shmemx_dev_create(&d) == 0, "shmemx_dev_create");
-    CHECK(d.version == SHMEMX_DEV_VERSION && d.bytes == sizeof(d), "view version %u size %u",
+    CHECK(d.version == SHMEMX_DEV_ABI_VERSION && d.bytes == sizeof(d), "view version %u size %u",
           d.version, d.bytes);
     CHECK(d.my_pe == me && d.npes == npes, "view PE %d of %d", d.my_pe, d.npes);
     CHECK(shmemx_dev_create(&d2) == 0 && memcmp(&d, &d2, sizeof(d)) == 0,

@@ -15,8 +15,10 @@
  * cuMemImportFromShareableHandle fail -- a test sets it on one PE only.
  * FAKE_CUDA_LOG=PREFIX records the virtual memory calls, one line each
  * ("reserve ADDR SIZE", "create SIZE", "map ADDR SIZE", "access ADDR SIZE",
- * "unmap ADDR SIZE", "free ADDR SIZE"; addresses in hex), in PREFIX.PID, so a
- * test can check how the device heap reserved and grew.
+ * "unmap ADDR SIZE", "free ADDR SIZE"; addresses in hex), and the host
+ * registrations ("register ADDR SIZE", "unregister ADDR SIZE"), in
+ * PREFIX.PID, so a test can check how the device heap reserved and grew and
+ * what host memory was pinned for kernels.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,19 +266,80 @@ static shoal_CUresult f_cuMemImportFromShareableHandle(shoal_CUmemGenericAllocat
 }
 
 /* Host memory is the fake GPU's memory: registering it pins nothing and the
- * device address is the host address. FAKE_CUDA_FAIL=register refuses. */
+ * device address is the host address. The registered ranges are kept so
+ * the rules of the real driver hold: a range may not overlap one that is
+ * registered (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED), unregistering
+ * takes the base of a registered range (..._NOT_REGISTERED), and only
+ * registered memory has a device pointer. Logged as "register ADDR SIZE"
+ * and "unregister ADDR SIZE". FAKE_CUDA_FAIL=register refuses. */
+#define ERR_ALREADY_REGISTERED 712
+#define ERR_NOT_REGISTERED 713
+#define MAX_HOST_REGS 4096
+
+static struct {
+    uintptr_t base;
+    size_t size;
+} host_regs[MAX_HOST_REGS];
+static int nhost_regs;
+static pthread_mutex_t host_regs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The index of the registered range that holds [p, p + n), or -1. */
+static int host_reg_find(uintptr_t p, size_t n)
+{
+    for (int i = 0; i < nhost_regs; i++)
+        if (p - host_regs[i].base < host_regs[i].size &&
+            n <= host_regs[i].size - (p - host_regs[i].base))
+            return i;
+    return -1;
+}
+
 static shoal_CUresult f_cuMemHostRegister(void *p, size_t bytes, unsigned int flags)
 {
     (void)flags;
-    return p == NULL || bytes == 0 || fails("register") ? ERR_INVALID : OK;
+    if (p == NULL || bytes == 0 || fails("register"))
+        return ERR_INVALID;
+    const uintptr_t a = (uintptr_t)p;
+    shoal_CUresult r = OK;
+    pthread_mutex_lock(&host_regs_lock);
+    for (int i = 0; i < nhost_regs && r == OK; i++)
+        if (a < host_regs[i].base + host_regs[i].size && host_regs[i].base < a + bytes)
+            r = ERR_ALREADY_REGISTERED;
+    if (r == OK && nhost_regs == MAX_HOST_REGS)
+        r = ERR_OOM;
+    if (r == OK) {
+        host_regs[nhost_regs].base = a;
+        host_regs[nhost_regs].size = bytes;
+        nhost_regs++;
+        record("register", a, bytes);
+    }
+    pthread_mutex_unlock(&host_regs_lock);
+    return r;
 }
 static shoal_CUresult f_cuMemHostUnregister(void *p)
 {
-    return p == NULL ? ERR_INVALID : OK;
+    if (p == NULL)
+        return ERR_INVALID;
+    shoal_CUresult r = ERR_NOT_REGISTERED;
+    pthread_mutex_lock(&host_regs_lock);
+    for (int i = 0; i < nhost_regs; i++) {
+        if (host_regs[i].base != (uintptr_t)p)
+            continue;
+        record("unregister", host_regs[i].base, host_regs[i].size);
+        host_regs[i] = host_regs[--nhost_regs];
+        r = OK;
+        break;
+    }
+    pthread_mutex_unlock(&host_regs_lock);
+    return r;
 }
 static shoal_CUresult f_cuMemHostGetDevicePointer(shoal_CUdeviceptr *d, void *p, unsigned int flags)
 {
     (void)flags;
+    pthread_mutex_lock(&host_regs_lock);
+    const int i = host_reg_find((uintptr_t)p, 1);
+    pthread_mutex_unlock(&host_regs_lock);
+    if (i < 0)
+        return ERR_INVALID;
     *d = (shoal_CUdeviceptr)(uintptr_t)p;
     return OK;
 }
