@@ -1,0 +1,47 @@
+/*
+ * What the two halves of a PE's side of the config store share
+ * (store/client.c: the bootstrap operations and construction;
+ * store/client_io.c: the I/O thread that owns the connection). Private to
+ * them.
+ */
+#ifndef SHOAL_BOOTSTRAP_STORE_CLIENT_IMPL_H
+#define SHOAL_BOOTSTRAP_STORE_CLIENT_IMPL_H
+
+#include <pthread.h>
+#include <sys/types.h>
+
+#include "bootstrap/store/config.h"
+#include "bootstrap/store/join.h"
+#include "bootstrap/store/pump.h"
+
+typedef struct {
+    shoal_store_config_t cfg;
+    char where[SHOAL_STORE_ADDR_TEXT];
+    const char *hosted_by; /* for messages */
+    shoal_store_tls_t *tls;
+    shoal_store_link_t *link;
+    shoal_store_pump_t pump; /* over link, in and out, once joined */
+    int wake_fd;
+    shoal_store_buf_t in, out;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_mutex_t req_lock;
+    int joined; /* 0 while joining, 1 joined, -1 failed */
+    shoal_status_t join_status;
+    shoal_store_join_t join; /* what joining found out */
+    int expect;              /* the reply awaited: VALUE, BARRIER_DONE or 0 */
+    int reply_ready;
+    shoal_store_buf_t reply;
+    int finalized; /* FINALIZED was the last event sent */
+    int dead;      /* the connection is gone (after finalize) */
+    int stop;
+    pid_t pid;       /* the process that owns the I/O thread */
+    int launcher_fd; /* the launcher's socketpair (attach), or -1 */
+} client_t;
+
+/* The I/O thread (arg: the client_t): joins, then serves the connection
+ * until stopped or the connection is gone. */
+void *shoal_store_client_main(void *arg);
+
+#endif
