@@ -311,7 +311,7 @@ static void client_stop(client_t *c)
 
 static void client_free(client_t *c)
 {
-    shoal_store_link_destroy(c->link);
+    shoal_store_pump_close(&c->pump);
     shoal_store_tls_destroy(c->tls);
     shoal_store_buf_free(&c->in);
     shoal_store_buf_free(&c->out);
@@ -442,10 +442,10 @@ out_sync:
     pthread_mutex_destroy(&c->lock);
     close(c->wake_fd);
 out_tls:
-    shoal_store_link_destroy(c->link);
-    c->link = NULL;
+    shoal_store_pump_close(&c->pump);
     shoal_store_tls_destroy(c->tls);
     shoal_store_buf_free(&c->in);
+    shoal_store_buf_free(&c->out);
     /* shmem_init's failure ends in _exit, which would take a store hosted
      * here with it before it told the other PEs why (their refusals). */
     shoal_store_host_deliver(2000);

@@ -19,8 +19,7 @@ typedef struct {
     char where[SHOAL_STORE_ADDR_TEXT];
     const char *hosted_by; /* for messages */
     shoal_store_tls_t *tls;
-    shoal_store_link_t *link;
-    shoal_store_pump_t pump; /* over link, in and out, once joined */
+    shoal_store_pump_t pump; /* the connection, over in and out (store/join.c opens it) */
     int wake_fd;
     shoal_store_buf_t in, out;
     pthread_t thread;

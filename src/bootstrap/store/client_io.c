@@ -65,11 +65,11 @@ static void dispatch(client_t *c)
         shoal_store_msg_t m;
         size_t len = 0;
         char why[160];
-        int got = shoal_store_pump_frame(&c->pump, &m, &len, why, sizeof(why));
+        int got = shoal_store_pump_frame(&c->pump, &m, &len);
         if (got == 0)
             return;
         if (got < 0) {
-            store_gone(c, why);
+            store_gone(c, c->pump.why);
             return;
         }
         if (m.type == SHOAL_STORE_MSG_ABORT) {
@@ -106,20 +106,16 @@ static void dispatch(client_t *c)
     }
 }
 
-/* Reads what is there and sends what is queued; lock held. */
+/* Sends what is queued and reads what is there; lock held. */
 static void pump(client_t *c)
 {
-    long n;
-    if (shoal_store_pump_flush(&c->pump) != 0) {
-        store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection"));
-        return;
-    }
-    while ((n = shoal_store_pump_fill(&c->pump)) > 0) {
+    int rc;
+    while ((rc = shoal_store_pump_step(&c->pump, shoal_store_now_ms())) > 0) {
         dispatch(c);
         if (c->dead)
             return;
     }
-    if (n < 0) {
+    if (rc < 0) {
         store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection (its process "
                                                        "has ended)"));
         return;
@@ -139,13 +135,10 @@ void *shoal_store_client_main(void *arg)
     c->join.where = c->where;
     c->join.tls = c->tls;
     c->join.fd = c->launcher_fd;
+    c->join.pump = &c->pump;
+    c->join.in = &c->in;
+    c->join.out = &c->out;
     status = shoal_store_join(&c->join);
-    c->link = c->join.link; /* ours from now on, also after a failure */
-    c->in = c->join.in;
-    c->join.link = NULL;
-    c->join.in = (shoal_store_buf_t){0};
-    c->pump = (shoal_store_pump_t){
-        .policy = &shoal_store_policy_client, .link = c->link, .in = &c->in, .out = &c->out};
     pthread_mutex_lock(&c->lock);
     c->joined = status == SHOAL_OK ? 1 : -1;
     c->join_status = status;
@@ -158,7 +151,7 @@ void *shoal_store_client_main(void *arg)
     dispatch(c);
     while (!c->stop && !c->dead) {
         struct pollfd fds[2] = {
-            {.fd = c->link->fd, .events = shoal_store_pump_events(&c->pump)},
+            {.fd = c->pump.link->fd, .events = shoal_store_pump_events(&c->pump)},
             {.fd = c->wake_fd, .events = POLLIN},
         };
         pthread_mutex_unlock(&c->lock);

@@ -9,8 +9,7 @@
 #include <stdint.h>
 
 #include "bootstrap/store/config.h"
-#include "bootstrap/store/link.h"
-#include "bootstrap/store/proto.h"
+#include "bootstrap/store/pump.h"
 
 typedef struct {
     /* given */
@@ -19,9 +18,11 @@ typedef struct {
     shoal_store_tls_t *tls; /* a client context, or NULL when TLS is off */
     int fd;                 /* -1: connect to cfg->store; else the connection a launcher
                                handed down (no greeting, no TLS; join_timeout_ms 0: none) */
-    /* results (link and in also on failure: the caller frees them) */
-    shoal_store_link_t *link;
-    shoal_store_buf_t in; /* bytes that came after WELCOME */
+    /* The client's connection, opened here on its buffers (bytes that came
+     * after WELCOME stay in `in`); the caller closes it, also on failure. */
+    shoal_store_pump_t *pump;
+    shoal_store_buf_t *in, *out;
+    /* results */
     uint32_t local_rank, local_npes;
     char job_id[64];
 } shoal_store_join_t;
