@@ -426,9 +426,9 @@ static shoal_status_t client_start(client_t *c, shoal_bootstrap_t *bs,
     bs->ops = ops;
     bs->rank = c->cfg.rank;
     bs->npes = c->cfg.npes;
-    bs->local_rank = (int)c->join.local_rank;
-    bs->local_npes = (int)c->join.local_npes;
-    snprintf(bs->job_id, sizeof(bs->job_id), "%s", c->join.job_id);
+    bs->local_rank = (int)c->local_rank;
+    bs->local_npes = (int)c->local_npes;
+    snprintf(bs->job_id, sizeof(bs->job_id), "%s", c->job_id);
     bs->priv = c;
     SHOAL_DEBUG("joined the job through the config store at %s (%s): rank %d of %d, local %d "
                 "of %d",

@@ -11,7 +11,6 @@
 #include <sys/types.h>
 
 #include "bootstrap/store/config.h"
-#include "bootstrap/store/join.h"
 #include "bootstrap/store/pump.h"
 
 typedef struct {
@@ -28,8 +27,9 @@ typedef struct {
     pthread_mutex_t req_lock;
     int joined; /* 0 while joining, 1 joined, -1 failed */
     shoal_status_t join_status;
-    shoal_store_join_t join; /* what joining found out */
-    int expect;              /* the reply awaited: VALUE, BARRIER_DONE or 0 */
+    uint32_t local_rank, local_npes; /* what joining found out */
+    char job_id[64];
+    int expect; /* the reply awaited: VALUE, BARRIER_DONE or 0 */
     int reply_ready;
     shoal_store_buf_t reply;
     int finalized; /* FINALIZED was the last event sent */
@@ -38,6 +38,12 @@ typedef struct {
     pid_t pid;       /* the process that owns the I/O thread */
     int launcher_fd; /* the launcher's socketpair (attach), or -1 */
 } client_t;
+
+/* Joins the job (store/join.c): from nothing to a connection (c->pump,
+ * closed by the caller also on failure) on which the store has accepted
+ * this PE and every PE of the job has arrived; bytes that came after
+ * WELCOME stay in c->in. On failure the cause is logged and returned. */
+shoal_status_t shoal_store_client_join(client_t *c);
 
 /* The I/O thread (arg: the client_t): joins, then serves the connection
  * until stopped or the connection is gone. */

@@ -131,14 +131,7 @@ void *shoal_store_client_main(void *arg)
 
     shoal_store_block_sigpipe();
 
-    c->join.cfg = &c->cfg;
-    c->join.where = c->where;
-    c->join.tls = c->tls;
-    c->join.fd = c->launcher_fd;
-    c->join.pump = &c->pump;
-    c->join.in = &c->in;
-    c->join.out = &c->out;
-    status = shoal_store_join(&c->join);
+    status = shoal_store_client_join(c);
     pthread_mutex_lock(&c->lock);
     c->joined = status == SHOAL_OK ? 1 : -1;
     c->join_status = status;

@@ -29,12 +29,10 @@
     }
 
 const shoal_store_policy_t shoal_store_policy_pe = {
-    .name = "PE", .greets = 1, .read_chunk = CHUNK, .greet_timeout_ms = 10000, PE_RECEIVES};
-const shoal_store_policy_t shoal_store_policy_pe_fd = {
-    .name = "PE", .read_chunk = CHUNK, PE_RECEIVES};
+    .greets = 1, .read_chunk = CHUNK, .greet_timeout_ms = 10000, PE_RECEIVES};
+const shoal_store_policy_t shoal_store_policy_pe_fd = {.read_chunk = CHUNK, PE_RECEIVES};
 /* The servers leave what a PE may send to the store's logic (logic.c). */
 const shoal_store_policy_t shoal_store_policy_server = {
-    .name = "config store",
     .server = 1,
     .greets = 1,
     .read_chunk = CHUNK,
@@ -47,8 +45,7 @@ const shoal_store_policy_t shoal_store_policy_server = {
     .backoff_max_ms = 1000,
     .log_window_ms = 1000,
 };
-const shoal_store_policy_t shoal_store_policy_launcher = {
-    .name = "shoalrun", .server = 1, .read_chunk = 64 * 1024};
+const shoal_store_policy_t shoal_store_policy_launcher = {.server = 1, .read_chunk = 64 * 1024};
 
 static int frames_state(const shoal_store_pump_t *p)
 {
