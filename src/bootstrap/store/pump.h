@@ -54,7 +54,6 @@ enum {
 
 /* How one side runs its connections. */
 typedef struct {
-    const char *name;  /* "PE", "config store", "shoalrun": for messages */
     int server;        /* answers greetings (else sends them) */
     int greets;        /* 1: GREET and HANDSHAKE first; 0: plain frames from the
                           start (a launcher's socketpair) */
