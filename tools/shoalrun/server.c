@@ -49,18 +49,14 @@ void sr_server_attach(sr_job_t *job, sr_pe_t *pe, int sock)
 {
     char addr[32];
     snprintf(addr, sizeof(addr), "PE %d's socketpair", pe->rank);
-    shoal_store_link_t *link = NULL;
     pe->peer = shoal_store_server_peer_new(job->store, addr);
-    if (pe->peer == NULL || shoal_store_link_tcp_create(sock, &link) != SHOAL_OK) {
+    if (pe->peer == NULL || shoal_store_pump_open(&pe->pump, &shoal_store_policy_launcher, sock,
+                                                  &pe->peer->in, &pe->peer->out, 0) != SHOAL_OK) {
         sr_msg("out of memory");
         sr_proc_emergency_exit();
     }
     shoal_store_server_peer_bind(pe->peer, pe->rank);
     pe->sock = sock;
-    pe->pump = (shoal_store_pump_t){.policy = &shoal_store_policy_launcher,
-                                    .link = link,
-                                    .in = &pe->peer->in,
-                                    .out = &pe->peer->out};
 }
 
 bool sr_server_wants_write(const sr_pe_t *pe)
@@ -148,8 +144,8 @@ static void handle_input(sr_job_t *job, sr_pe_t *pe)
 
 void sr_server_read(sr_job_t *job, sr_pe_t *pe)
 {
-    long n;
-    while (pe->sock >= 0 && (n = shoal_store_pump_fill(&pe->pump)) != 0) {
+    int n;
+    while (pe->sock >= 0 && (n = shoal_store_pump_step(&pe->pump, 0)) != 0) {
         if (n > 0) {
             handle_input(job, pe);
             continue;
@@ -158,7 +154,7 @@ void sr_server_read(sr_job_t *job, sr_pe_t *pe)
             sr_msg("out of memory reading PE %d's bootstrap requests", pe->rank);
             sr_proc_emergency_exit();
         }
-        if (n == SHOAL_STORE_IO_EOF && pe->pump.link->sys_errno == 0 &&
+        if (pe->pump.end == SHOAL_STORE_IO_EOF && pe->pump.link->sys_errno == 0 &&
             shoal_store_buf_unread(&pe->peer->in) > 0 && job->state == SR_JOB_RUNNING &&
             pe->running)
             sr_msg("PE %d closed its launcher connection in the middle of a message", pe->rank);
@@ -169,8 +165,7 @@ void sr_server_read(sr_job_t *job, sr_pe_t *pe)
 void sr_server_close(sr_job_t *job, sr_pe_t *pe)
 {
     if (pe->sock >= 0)
-        shoal_store_link_destroy(pe->pump.link); /* closes sock */
-    pe->pump.link = NULL;
+        shoal_store_pump_close(&pe->pump); /* closes sock */
     pe->sock = -1;
     if (pe->peer != NULL) {
         note_state(pe);

@@ -1,8 +1,8 @@
 /*
  * The "store" bootstrap: a PE's side of the config store. One I/O thread per
- * PE owns the connection (so TLS is used from one thread only, with SIGPIPE
- * blocked): it joins the job (store/join.c), then sends what the bootstrap
- * calls queue and delivers what the store sends. The calling thread of
+ * PE owns the connection (store/client_io.c; so TLS is used from one thread
+ * only, with SIGPIPE blocked): it joins the job (store/join.c), then sends
+ * what the bootstrap calls queue and delivers what the store sends. The calling thread of
  * shoal_bootstrap_store_init waits for the join to end either way.
  *
  * A request that needs a reply (GET, BARRIER, ALLGATHER) holds req_lock until the
@@ -18,7 +18,6 @@
  * only sends it and exits.
  */
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,201 +25,12 @@
 #include <unistd.h>
 
 #include "bootstrap/store/store.h"
-#include "bootstrap/store/config.h"
+#include "bootstrap/store/client_impl.h"
 #include "bootstrap/store/server_thread.h"
-#include "bootstrap/store/join.h"
-#include "bootstrap/store/pump.h"
 #include "util/log.h"
-#include "util/thread.h"
 
 #define FLUSH_TIMEOUT_MS 10000
 #define ABORT_WAIT_MS 3000
-
-typedef struct {
-    shoal_store_config_t cfg;
-    char where[SHOAL_STORE_ADDR_TEXT];
-    const char *hosted_by; /* for messages */
-    shoal_store_tls_t *tls;
-    shoal_store_link_t *link;
-    shoal_store_pump_t pump; /* over link, in and out, once joined */
-    int wake_fd;
-    shoal_store_buf_t in, out;
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    pthread_mutex_t req_lock;
-    int joined; /* 0 while joining, 1 joined, -1 failed */
-    shoal_status_t join_status;
-    shoal_store_join_t join; /* what joining found out */
-    int expect;              /* the reply awaited: VALUE, BARRIER_DONE or 0 */
-    int reply_ready;
-    shoal_store_buf_t reply;
-    int finalized; /* FINALIZED was the last event sent */
-    int dead;      /* the connection is gone (after finalize) */
-    int stop;
-    pid_t pid;       /* the process that owns the I/O thread */
-    int launcher_fd; /* the launcher's socketpair (attach), or -1 */
-} client_t;
-
-/* ---- running (in the I/O thread) ----------------------------------------- */
-
-static void __attribute__((noreturn))
-job_ended(client_t *c, int status, uint32_t origin, const char *msg)
-{
-    /* The store logged its own reasons already when it runs in this process. */
-    int store_here = shoal_store_host_running();
-    if (origin != (uint32_t)c->cfg.rank && !(store_here && origin == SHOAL_STORE_NO_ORIGIN)) {
-        if (msg[0] != '\0')
-            SHOAL_ERROR("the job was ended: %s", msg);
-        else if (status != 0)
-            SHOAL_WARN("PE %u ended the job with status %d (see its output for why); exiting",
-                       origin, status);
-        else
-            SHOAL_INFO("PE %u ended the job with status 0 (shmem_global_exit); exiting", origin);
-    }
-    /* If this process hosts the store, let the ABORT reach the others first. */
-    if (store_here)
-        shoal_store_host_drain(2000);
-    _exit(status);
-}
-
-static void store_gone(client_t *c, const char *why)
-{
-    if (c->finalized) {
-        SHOAL_DEBUG("config store at %s closed after shmem_finalize (%s)", c->where, why);
-        c->dead = 1;
-        pthread_cond_broadcast(&c->cond);
-        return;
-    }
-    if (shoal_store_pump_unreachable(&c->pump))
-        SHOAL_ERROR("the config store at %s (%s) is unreachable: its host stopped answering "
-                    "(%s; the host is down or the network link between it and this host is "
-                    "cut; SHOAL_NET_TIMEOUT says how long an unanswered link is waited for). "
-                    "This PE cannot continue without it; exiting",
-                    c->where, c->hosted_by, why);
-    else
-        SHOAL_ERROR("the config store at %s (%s) went away: %s. This PE cannot continue "
-                    "without it; exiting",
-                    c->where, c->hosted_by, why);
-    _exit(1);
-}
-
-/* Handles the frames in c->in; lock held. */
-static void dispatch(client_t *c)
-{
-    for (;;) {
-        shoal_store_msg_t m;
-        size_t len = 0;
-        char why[160];
-        int got = shoal_store_pump_frame(&c->pump, &m, &len, why, sizeof(why));
-        if (got == 0)
-            return;
-        if (got < 0) {
-            store_gone(c, why);
-            return;
-        }
-        if (m.type == SHOAL_STORE_MSG_ABORT) {
-            char msg[SHOAL_STORE_MAX_TEXT + 1];
-            if (c->finalized) {
-                SHOAL_DEBUG("ignoring the end of the job after shmem_finalize");
-                shoal_store_buf_consume(&c->in, len);
-                continue;
-            }
-            shoal_store_span_str(m.u.abort.message, msg, sizeof(msg));
-            job_ended(c, m.u.abort.status, m.u.abort.origin, msg);
-        }
-        if ((int)m.type == c->expect && !c->reply_ready) {
-            /* A GATHERED reply keeps its count (4 bytes) before the values. */
-            uint32_t count = m.u.gathered.count;
-            shoal_store_span_t v = m.type == SHOAL_STORE_MSG_VALUE      ? m.u.value.value
-                                   : m.type == SHOAL_STORE_MSG_GATHERED ? m.u.gathered.values
-                                                                        : shoal_store_span(NULL, 0);
-            c->reply.off = c->reply.len = 0;
-            if ((m.type == SHOAL_STORE_MSG_GATHERED &&
-                 shoal_store_buf_append(&c->reply, &count, sizeof(count)) != SHOAL_OK) ||
-                (v.len > 0 && shoal_store_buf_append(&c->reply, v.ptr, v.len) != SHOAL_OK)) {
-                store_gone(c, "out of memory for a reply");
-                return;
-            }
-            c->reply_ready = 1;
-            pthread_cond_broadcast(&c->cond);
-        } else {
-            snprintf(why, sizeof(why), "it sent an unexpected %s", shoal_store_msg_name(m.type));
-            store_gone(c, why);
-            return;
-        }
-        shoal_store_buf_consume(&c->in, len);
-    }
-}
-
-/* Reads what is there and sends what is queued; lock held. */
-static void pump(client_t *c)
-{
-    long n;
-    if (shoal_store_pump_flush(&c->pump) != 0) {
-        store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection"));
-        return;
-    }
-    while ((n = shoal_store_pump_fill(&c->pump)) > 0) {
-        dispatch(c);
-        if (c->dead)
-            return;
-    }
-    if (n < 0) {
-        store_gone(c, shoal_store_pump_cause(&c->pump, "it closed the connection (its process "
-                                                       "has ended)"));
-        return;
-    }
-    pthread_cond_broadcast(&c->cond); /* flush progress */
-}
-
-static void *client_main(void *arg)
-{
-    client_t *c = arg;
-    shoal_thread_name("shoal-store");
-    shoal_status_t status;
-
-    shoal_store_block_sigpipe();
-
-    c->join.cfg = &c->cfg;
-    c->join.where = c->where;
-    c->join.tls = c->tls;
-    c->join.fd = c->launcher_fd;
-    status = shoal_store_join(&c->join);
-    c->link = c->join.link; /* ours from now on, also after a failure */
-    c->in = c->join.in;
-    c->join.link = NULL;
-    c->join.in = (shoal_store_buf_t){0};
-    c->pump = (shoal_store_pump_t){
-        .policy = &shoal_store_policy_client, .link = c->link, .in = &c->in, .out = &c->out};
-    pthread_mutex_lock(&c->lock);
-    c->joined = status == SHOAL_OK ? 1 : -1;
-    c->join_status = status;
-    pthread_cond_broadcast(&c->cond);
-    if (status != SHOAL_OK) {
-        pthread_mutex_unlock(&c->lock);
-        return NULL;
-    }
-    /* Frames may have come right behind WELCOME. */
-    dispatch(c);
-    while (!c->stop && !c->dead) {
-        struct pollfd fds[2] = {
-            {.fd = c->link->fd, .events = shoal_store_pump_events(&c->pump)},
-            {.fd = c->wake_fd, .events = POLLIN},
-        };
-        pthread_mutex_unlock(&c->lock);
-        poll(fds, 2, -1);
-        pthread_mutex_lock(&c->lock);
-        if (c->stop)
-            break;
-        if (fds[1].revents & POLLIN)
-            shoal_store_wake_drain(c->wake_fd);
-        pump(c);
-    }
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->lock);
-    return NULL;
-}
 
 /* ---- the bootstrap operations -------------------------------------------- */
 
@@ -501,7 +311,7 @@ static void client_stop(client_t *c)
 
 static void client_free(client_t *c)
 {
-    shoal_store_link_destroy(c->link);
+    shoal_store_pump_close(&c->pump);
     shoal_store_tls_destroy(c->tls);
     shoal_store_buf_free(&c->in);
     shoal_store_buf_free(&c->out);
@@ -586,7 +396,7 @@ static shoal_status_t client_start(client_t *c, shoal_bootstrap_t *bs,
     pthread_mutex_init(&c->lock, NULL);
     pthread_mutex_init(&c->req_lock, NULL);
     pthread_cond_init(&c->cond, NULL);
-    if (pthread_create(&c->thread, NULL, client_main, c) != 0) {
+    if (pthread_create(&c->thread, NULL, shoal_store_client_main, c) != 0) {
         SHOAL_ERROR("bootstrap init: cannot start the config store's I/O thread: %m");
         status = SHOAL_ERR_SYSTEM;
         goto out_sync;
@@ -607,9 +417,9 @@ static shoal_status_t client_start(client_t *c, shoal_bootstrap_t *bs,
     bs->ops = ops;
     bs->rank = c->cfg.rank;
     bs->npes = c->cfg.npes;
-    bs->local_rank = (int)c->join.local_rank;
-    bs->local_npes = (int)c->join.local_npes;
-    snprintf(bs->job_id, sizeof(bs->job_id), "%s", c->join.job_id);
+    bs->local_rank = (int)c->local_rank;
+    bs->local_npes = (int)c->local_npes;
+    snprintf(bs->job_id, sizeof(bs->job_id), "%s", c->job_id);
     bs->priv = c;
     SHOAL_DEBUG("joined the job through the config store at %s (%s): rank %d of %d, local %d "
                 "of %d",
@@ -623,10 +433,10 @@ out_sync:
     pthread_mutex_destroy(&c->lock);
     close(c->wake_fd);
 out_tls:
-    shoal_store_link_destroy(c->link);
-    c->link = NULL;
+    shoal_store_pump_close(&c->pump);
     shoal_store_tls_destroy(c->tls);
     shoal_store_buf_free(&c->in);
+    shoal_store_buf_free(&c->out);
     /* shmem_init's failure ends in _exit, which would take a store hosted
      * here with it before it told the other PEs why (their refusals). */
     shoal_store_host_deliver(2000);

@@ -1,7 +1,8 @@
 /*
- * What the two files of the config store's logic share (store/logic.c:
- * life cycle, requests, the end of the job; store/logic_join.c: joining):
- * the server's state and the ways to answer a peer. Private to them.
+ * What the files of the config store's logic share (store/logic.c: life
+ * cycle, the end of the job; store/logic_join.c: joining;
+ * store/logic_requests.c: the key-value table, barriers, allgathers): the
+ * server's state and the ways to answer a peer. Private to them.
  */
 #ifndef SHOAL_BOOTSTRAP_STORE_LOGIC_IMPL_H
 #define SHOAL_BOOTSTRAP_STORE_LOGIC_IMPL_H
@@ -57,6 +58,21 @@ void shoal_store_logic_refuse(shoal_store_server_t *srv, shoal_store_peer_t *p, 
                               const char *reason);
 /* The store itself ends the job: logged here, or shown by the launcher. */
 void shoal_store_logic_end(shoal_store_server_t *srv, const char *msg);
+
+/* A peer broke the protocol: records why (peer->error), logs it (rate-
+ * limited for strangers; not in launcher mode); returns -1. */
+int shoal_store_logic_error(shoal_store_server_t *srv, shoal_store_peer_t *p, const char *what);
+
+/* logic_requests.c: PUT, GET, BARRIER, ALLGATHER (a broken request sets
+ * *error_p); frees the key-value table. */
+void shoal_store_logic_put(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                           const shoal_store_msg_t *m, int *error_p);
+void shoal_store_logic_get(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                           const shoal_store_msg_t *m, int *error_p);
+void shoal_store_logic_barrier(shoal_store_server_t *srv, shoal_store_peer_t *p);
+void shoal_store_logic_allgather(shoal_store_server_t *srv, shoal_store_peer_t *p,
+                                 const shoal_store_msg_t *m, int *error_p);
+void shoal_store_logic_kv_free(shoal_store_server_t *srv);
 
 /* logic_join.c: a HELLO; a PE that left while the job was starting. */
 shoal_status_t shoal_store_logic_hello(shoal_store_server_t *srv, shoal_store_peer_t *p,

@@ -34,9 +34,9 @@ static int pending_class(const shoal_store_peer_t *p)
     const shoal_store_conn_t *c = p->io;
     if (c->gone || p->state != SHOAL_STORE_PEER_NEW)
         return -1;
-    if (c->phase == PHASE_GREET || c->phase == PHASE_LINGER)
+    if (c->pump.state == SHOAL_STORE_PUMP_GREET || c->pump.state >= SHOAL_STORE_PUMP_LINGER)
         return 0;
-    return c->phase == PHASE_HANDSHAKE ? 1 : 2;
+    return c->pump.state == SHOAL_STORE_PUMP_HANDSHAKE ? 1 : 2;
 }
 
 static int count_pending(shoal_store_host_t *h)
@@ -180,11 +180,17 @@ void shoal_store_host_accept(shoal_store_host_t *h, uint64_t now)
             close(fd);
             continue;
         }
-        c->fd = fd;
-        c->phase = PHASE_GREET;
+        c->pump.tls = h->tls;
+        c->pump.security = (uint8_t)h->security;
+        c->pump.judge = shoal_store_host_judge;
+        c->pump.judge_arg = h;
+        c->peer = p;
         c->since_ms = now;
-        c->deadline_ms = now + POLICY->greet_timeout_ms;
         p->io = c;
+        if (shoal_store_pump_open(&c->pump, POLICY, fd, &p->in, &p->out, now) != SHOAL_OK) {
+            c->gone = 1; /* dropped at the end of the round */
+            continue;
+        }
         /* At the cap, a new connection takes the place of the oldest one
          * (closed only now, so none is closed while nobody else waits). */
         if (++pending > h->pending_cap &&

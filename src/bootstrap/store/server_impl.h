@@ -29,19 +29,14 @@ enum {
     LIMIT_COUNT
 };
 
-typedef enum { PHASE_GREET, PHASE_HANDSHAKE, PHASE_FRAMES, PHASE_LINGER } shoal_store_phase_t;
-
+/* One connection; the pump comes first (the greeting's judge is handed the
+ * pump and finds the connection around it). */
 typedef struct {
-    int fd;
-    shoal_store_link_t *link; /* owns fd once set */
-    shoal_store_pump_t pump;  /* over link and the peer's buffers, from HANDSHAKE on */
-    shoal_store_phase_t phase;
-    uint8_t greet[SHOAL_STORE_HELLO_BYTES];
-    size_t greet_have;
+    shoal_store_pump_t pump; /* over the peer's buffers */
+    shoal_store_peer_t *peer;
     int gone;
-    int polled;           /* has been through a poll: it had its chance to speak */
-    uint64_t since_ms;    /* accepted at */
-    uint64_t deadline_ms; /* 0: none */
+    int polled;        /* has been through a poll: it had its chance to speak */
+    uint64_t since_ms; /* accepted at */
 } shoal_store_conn_t;
 
 typedef struct {
@@ -66,6 +61,10 @@ typedef struct {
     shoal_log_limit_t limit[LIMIT_COUNT];
 } shoal_store_host_t;
 
+/* The verdict on a greeting (the pump's judge; arg: the host), logged when
+ * it is a refusal. */
+uint8_t shoal_store_host_judge(void *arg, shoal_store_pump_t *pump,
+                               const uint8_t greeting[SHOAL_STORE_HELLO_BYTES]);
 /* Accepts what waits on the listener, within the policy's limits. */
 void shoal_store_host_accept(shoal_store_host_t *h, uint64_t now);
 /* The cap on connections not joined, the reserve and the log limits. */

@@ -1,16 +1,11 @@
 /*
- * The thread that hosts the config store (see store/server_thread.h). One poll loop
- * serves every connection through these phases:
- *   GREET      read the client's 16-byte greeting, answer with the verdict
- *              (a wrong version, security mode or job secret is refused
- *              here, by name, before any TLS);
- *   HANDSHAKE  TLS 1.3 (skipped when TLS is off);
- *   FRAMES     frames go to the store's logic, its replies go back;
- *   LINGER     after a refusal: stop writing, discard input until the
- *              client closes, so the refusal is not lost to a reset.
- * A connection must greet, authenticate and send HELLO within the server
- * policy's greet_timeout_ms (store/pump.c); one that breaks the protocol is
- * closed and the store carries on. The logic runs under `lock`, so other threads of this
+ * The thread that hosts the config store (see store/server_thread.h). One
+ * poll loop serves every connection on the pump (store/pump.c: greeting,
+ * TLS handshake, frames, lingering after a refusal) with the server's
+ * policy, hands the frames to the store's logic and sends its replies. A
+ * connection must greet, authenticate and send HELLO within the policy's
+ * greet_timeout_ms; one that breaks the protocol is closed and the store
+ * carries on. The logic runs under `lock`, so other threads of this
  * process (exit handler, abort) can look at it.
  */
 #include <errno.h>
@@ -46,32 +41,22 @@ int shoal_store_host_running(void)
 static void conn_drop(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
 {
     shoal_store_conn_t *c = p->io;
-    if (c->link != NULL)
-        shoal_store_link_destroy(c->link);
-    else
-        close(c->fd);
+    shoal_store_pump_close(&c->pump);
     free(c);
     p->io = NULL;
     shoal_store_server_peer_gone(h->srv, p, now);
 }
 
-static void linger(shoal_store_conn_t *c, uint64_t now)
+uint8_t shoal_store_host_judge(void *arg, shoal_store_pump_t *pump,
+                               const uint8_t greeting[SHOAL_STORE_HELLO_BYTES])
 {
-    shutdown(c->fd, SHUT_WR);
-    c->phase = PHASE_LINGER;
-    c->deadline_ms = now + POLICY->linger_ms;
-}
-
-/* The verdict on a greeting, logged when it is a refusal. */
-static uint8_t judge_greeting(shoal_store_host_t *h, shoal_store_peer_t *p)
-{
-    shoal_store_conn_t *c = p->io;
+    shoal_store_host_t *h = arg;
+    const shoal_store_peer_t *p = ((shoal_store_conn_t *)pump)->peer;
     uint8_t version, security, key_id[SHOAL_STORE_KEY_ID_BYTES];
-
     uint64_t now = shoal_store_now_ms();
     shoal_log_limit_t *limit = &h->limit[LIMIT_GREETING];
 
-    if (shoal_store_greeting_decode(c->greet, &version, &security, key_id) != SHOAL_OK) {
+    if (shoal_store_greeting_decode(greeting, &version, &security, key_id) != SHOAL_OK) {
         SHOAL_LOG_LIMITED(
             limit, now,
             "config store at %s: closed a connection from %s: it did not start with a "
@@ -110,119 +95,62 @@ static uint8_t judge_greeting(shoal_store_host_t *h, shoal_store_peer_t *p)
     return SHOAL_STORE_GREET_OK;
 }
 
-static void do_greet(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
+/* The pump ended the connection, or began to linger after a refusal:
+ * logs what the operator should know (a refused greeting is logged by its
+ * judge). */
+static void note_end(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
 {
     shoal_store_conn_t *c = p->io;
-    uint8_t reply[SHOAL_STORE_REPLY_BYTES], verdict;
-    ssize_t n = recv(c->fd, c->greet + c->greet_have, sizeof(c->greet) - c->greet_have, 0);
+    const shoal_store_pump_t *pump = &c->pump;
 
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
-        c->gone = 1;
-        return;
-    }
-    if (n < 0)
-        return;
-    c->greet_have += (size_t)n;
-    if (c->greet_have < sizeof(c->greet))
-        return;
-    verdict = judge_greeting(h, p);
-    if (verdict == SHOAL_STORE_GREET_GARBAGE) {
-        linger(c, now);
-        return;
-    }
-    shoal_store_reply_encode(reply, (uint8_t)h->security, verdict);
-    if (send(c->fd, reply, sizeof(reply), MSG_NOSIGNAL) != (ssize_t)sizeof(reply)) {
-        c->gone = 1;
-        return;
-    }
-    if (verdict != SHOAL_STORE_GREET_OK) {
-        linger(c, now);
-        return;
-    }
-    shoal_status_t status = h->security == SHOAL_STORE_SEC_PLAIN
-                                ? shoal_store_link_tcp_create(c->fd, &c->link)
-                                : shoal_store_link_tls_create(h->tls, c->fd, NULL, &c->link);
-    if (status != SHOAL_OK) {
-        c->gone = 1;
-        return;
-    }
-    c->pump = (shoal_store_pump_t){.policy = POLICY, .link = c->link, .in = &p->in, .out = &p->out};
-    c->phase = h->security == SHOAL_STORE_SEC_PLAIN ? PHASE_FRAMES : PHASE_HANDSHAKE;
+    if (pump->end == SHOAL_STORE_END_TIMEOUT)
+        SHOAL_LOG_LIMITED(&h->limit[LIMIT_TIMEOUT], now,
+                          "config store at %s: closed the connection from %s: no greeting, "
+                          "handshake and HELLO within %d s",
+                          h->where, p->addr, (int)(POLICY->greet_timeout_ms / 1000));
+    else if (pump->ended_in == SHOAL_STORE_PUMP_HANDSHAKE)
+        SHOAL_LOG_LIMITED(&h->limit[LIMIT_HANDSHAKE], now,
+                          "config store at %s: TLS handshake with %s failed: %s; a PE with "
+                          "other certificates or another job's secret?",
+                          h->where, p->addr,
+                          shoal_store_pump_cause(pump, "the client closed the connection"));
+    else if (shoal_store_pump_unreachable(pump))
+        p->unreachable = 1; /* the store's message names the host (logic.c) */
+    else if (pump->end == SHOAL_STORE_IO_ERROR && pump->ended_in != SHOAL_STORE_PUMP_GREET)
+        SHOAL_LOG_LIMITED(&h->limit[LIMIT_CONN_FAILED], now,
+                          "config store at %s: connection from %s (PE %d) failed: %s", h->where,
+                          p->addr, p->rank, pump->link->error);
+    c->gone |= pump->state == SHOAL_STORE_PUMP_CLOSED;
 }
 
-static void do_handshake(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
+/* Moves a connection on: the frames that came go to the logic. */
+static void progress(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
 {
     shoal_store_conn_t *c = p->io;
-    int rc = shoal_store_link_handshake(c->link);
+    int rc = 0;
 
-    c->pump.wants_write = rc == SHOAL_STORE_IO_WANT_WRITE;
-    if (rc == 0)
-        c->phase = PHASE_FRAMES;
-    if (rc == 0 || rc == SHOAL_STORE_IO_WANT_READ || rc == SHOAL_STORE_IO_WANT_WRITE)
-        return;
-    SHOAL_LOG_LIMITED(&h->limit[LIMIT_HANDSHAKE], now,
-                      "config store at %s: TLS handshake with %s failed: %s; a PE with other "
-                      "certificates or another job's secret?",
-                      h->where, p->addr,
-                      rc == SHOAL_STORE_IO_EOF ? "the client closed the connection"
-                                               : c->link->error);
-    /* Linger, so the TLS alert reaches the client rather than a reset. */
-    linger(c, now);
-}
-
-static void do_frames(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
-{
-    shoal_store_conn_t *c = p->io;
-    long n = 0;
-
-    while (!p->closing && (n = shoal_store_pump_fill(&c->pump)) > 0) {
+    if (c->gone)
+        return; /* closed to make room; dropped at the end of the round */
+    /* A refused peer's frames are not read, but its lingering is. */
+    while ((!p->closing || c->pump.state == SHOAL_STORE_PUMP_LINGER) &&
+           (rc = shoal_store_pump_step(&c->pump, now)) > 0) {
         if (shoal_store_server_input(h->srv, p, now) != SHOAL_OK) {
             c->gone = 1;
             return;
         }
     }
-    if (n >= 0)
-        return;
-    if (shoal_store_pump_unreachable(&c->pump))
-        p->unreachable = 1; /* the store's message names the host (logic.c) */
-    else if (n == SHOAL_STORE_IO_ERROR)
-        SHOAL_LOG_LIMITED(&h->limit[LIMIT_CONN_FAILED], now,
-                          "config store at %s: connection from %s (PE %d) failed: %s", h->where,
-                          p->addr, p->rank, c->link->error);
-    c->gone = 1;
-}
-
-static void do_linger(shoal_store_conn_t *c)
-{
-    char discard[4096];
-    ssize_t n = recv(c->fd, discard, sizeof(discard), 0);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-        c->gone = 1;
+    if (rc < 0)
+        note_end(h, p, now);
 }
 
 static void flush(shoal_store_peer_t *p)
 {
     shoal_store_conn_t *c = p->io;
 
-    if (c->phase != PHASE_FRAMES || c->gone || shoal_store_pump_flush(&c->pump) == 0)
+    if (c->gone || shoal_store_pump_flush(&c->pump) == 0)
         return;
     p->unreachable = shoal_store_pump_unreachable(&c->pump);
     c->gone = 1;
-}
-
-static void progress(shoal_store_host_t *h, shoal_store_peer_t *p, uint64_t now)
-{
-    shoal_store_conn_t *c = p->io;
-    if (c->gone)
-        return; /* closed to make room; dropped at the end of the round */
-    if (c->phase == PHASE_GREET)
-        do_greet(h, p, now);
-    if (!c->gone && c->phase == PHASE_HANDSHAKE)
-        do_handshake(h, p, now);
-    if (!c->gone && c->phase == PHASE_FRAMES)
-        do_frames(h, p, now);
-    else if (!c->gone && c->phase == PHASE_LINGER)
-        do_linger(c);
 }
 
 /* Ends connections that are done, refused, silent too long or lingering. */
@@ -231,20 +159,18 @@ static void sweep(shoal_store_host_t *h, uint64_t now)
     shoal_store_peer_t *p = shoal_store_server_peers(h->srv), *next;
     for (; p != NULL; p = next) {
         shoal_store_conn_t *c = p->io;
+        shoal_store_pump_t *pump = &c->pump;
         next = p->next;
-        if (c->phase == PHASE_FRAMES && p->closing && shoal_store_buf_unread(&p->out) == 0)
-            linger(c, now);
-        if (c->phase == PHASE_FRAMES && p->state != SHOAL_STORE_PEER_NEW)
-            c->deadline_ms = 0;
-        if (!c->gone && c->deadline_ms != 0 && now >= c->deadline_ms) {
-            if (c->phase != PHASE_LINGER)
-                SHOAL_LOG_LIMITED(&h->limit[LIMIT_TIMEOUT], now,
-                                  "config store at %s: closed the connection from %s: no "
-                                  "greeting, handshake and HELLO within %d s",
-                                  h->where, p->addr, (int)(POLICY->greet_timeout_ms / 1000));
-            c->gone = 1;
-        }
-        if (c->gone)
+        if (pump->state == SHOAL_STORE_PUMP_JOINING && p->state != SHOAL_STORE_PEER_NEW)
+            shoal_store_pump_joined(pump);
+        if (p->closing && pump->state <= SHOAL_STORE_PUMP_JOINED &&
+            pump->state >= SHOAL_STORE_PUMP_JOINING && shoal_store_buf_unread(&p->out) == 0)
+            shoal_store_pump_linger(pump, now);
+        /* The pump's time (admission, lingering) runs out only when it is stepped. */
+        if (!c->gone && pump->deadline_ms != 0 && now >= pump->deadline_ms &&
+            shoal_store_pump_step(pump, now) < 0)
+            note_end(h, p, now);
+        if (c->gone || pump->state == SHOAL_STORE_PUMP_CLOSED)
             conn_drop(h, p, now);
     }
 }
@@ -292,13 +218,11 @@ static void *host_main(void *arg)
         }
         for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next) {
             shoal_store_conn_t *c = p->io;
-            short events = c->phase == PHASE_FRAMES || c->phase == PHASE_HANDSHAKE
-                               ? shoal_store_pump_events(&c->pump)
-                               : POLLIN;
-            fds[k] = (struct pollfd){.fd = c->fd, .events = events};
+            fds[k] = (struct pollfd){.fd = c->pump.link->fd,
+                                     .events = shoal_store_pump_events(&c->pump)};
             who[k++] = p;
-            if (c->deadline_ms != 0 && c->deadline_ms < next)
-                next = c->deadline_ms;
+            if (c->pump.deadline_ms != 0 && c->pump.deadline_ms < next)
+                next = c->pump.deadline_ms;
         }
         int timeout = next == UINT64_MAX ? -1 : next <= now ? 0 : (int)(next - now);
         pthread_cond_broadcast(&h->cond);
@@ -366,8 +290,8 @@ static int all_delivered(shoal_store_host_t *h)
 {
     for (shoal_store_peer_t *p = shoal_store_server_peers(h->srv); p != NULL; p = p->next) {
         const shoal_store_conn_t *c = p->io;
-        if (c->phase == PHASE_LINGER ||
-            (c->phase == PHASE_FRAMES && shoal_store_buf_unread(&p->out) > 0))
+        if (c->pump.state == SHOAL_STORE_PUMP_LINGER ||
+            (c->pump.state != SHOAL_STORE_PUMP_CLOSED && shoal_store_buf_unread(&p->out) > 0))
             return 0;
     }
     return 1;
