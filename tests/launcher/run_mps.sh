@@ -6,9 +6,10 @@
 # write the CUDA_MPS_PIPE_DIRECTORY they got. Checked: one start with
 # private folders under the job's TMPDIR, the PEs saw them, quit sent and
 # the folders and the daemon gone after a normal run, a PE exiting 3,
-# --timeout, SIGTERM to shoalrun and a program that cannot be run; no
-# daemon with a GPU per PE, with --mps off, or when one serves already;
-# --mps on without the control command fails naming the option.
+# --timeout, SIGTERM and SIGINT to shoalrun and a program that cannot be
+# run; no daemon with a GPU per PE, with --mps off, or when one serves
+# already; --mps on without the control command fails naming the option;
+# a daemon that does not start (auto goes on, on fails).
 # Usage: run_mps.sh SHOALRUN
 set -u
 SHOALRUN=$1
@@ -129,24 +130,27 @@ run timeout 1 -n 2 --timeout 1 "$T/pe.sh" "$T/pes" sleep
 expect_started_and_stopped
 expect_pes 2 "$PIPE"
 
-# 4. SIGTERM to shoalrun once every PE runs.
-CASE=sigterm
-rm -rf "$T/pes" "$T/record"
-mkdir "$T/pes"
-: >"$T/record"
-FAKE_GPUS=1 PATH="$STANDIN:$PATH" TMPDIR=$T/tmp "$SHOALRUN" -n 2 "$T/pe.sh" "$T/pes" sleep \
-    >"$T/out" 2>"$T/err" &
-SR=$!
-for ((i = 0; i < 300; i++)); do
-    [ -f "$T/pes/pe.0" ] && [ -f "$T/pes/pe.1" ] && break
-    sleep 0.1
+# 4. SIGTERM, and SIGINT, to shoalrun once every PE runs.
+for sig in TERM INT; do
+    CASE=sig$sig
+    rm -rf "$T/pes" "$T/record"
+    mkdir "$T/pes"
+    : >"$T/record"
+    FAKE_GPUS=1 PATH="$STANDIN:$PATH" TMPDIR=$T/tmp "$SHOALRUN" -n 2 "$T/pe.sh" "$T/pes" sleep \
+        >"$T/out" 2>"$T/err" &
+    SR=$!
+    for ((i = 0; i < 300; i++)); do
+        [ -f "$T/pes/pe.0" ] && [ -f "$T/pes/pe.1" ] && break
+        sleep 0.1
+    done
+    [ -f "$T/pes/pe.1" ] || { kill -KILL "$SR"; fail "the PEs did not start in 30 s"; }
+    kill -"$sig" "$SR"
+    wait "$SR"
+    RC=$?
+    want=$((128 + $(kill -l "$sig")))
+    [ "$RC" -eq "$want" ] || fail "exit status $RC, expected $want"
+    expect_started_and_stopped
 done
-[ -f "$T/pes/pe.1" ] || { kill -KILL "$SR"; fail "the PEs did not start in 30 s"; }
-kill -TERM "$SR"
-wait "$SR"
-RC=$?
-[ "$RC" -eq 143 ] || fail "exit status $RC, expected 143"
-expect_started_and_stopped
 
 # 5. A program that cannot be run (exec fails after the daemon started).
 run exec-fail 1 -n 2 "$T/not-a-program"
