@@ -244,8 +244,9 @@ fi
     gpu gpu_device_api.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/dev_api_gpu"
 gpu gpu_device_stream.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_stream"
 # Two PEs on one GPU without MPS: the stream barrier through host memory.
-gpu gpu_stream_barrier.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
-    "$dev/stream_barrier" any
+[ -x "$dev/stream_barrier" ] &&
+    gpu gpu_stream_barrier.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+        "$dev/stream_barrier" any
 # The device heap growing (VMM: one reservation, pieces mapped as it grows).
 gpu gpu_device_grow.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_grow"
 
@@ -277,8 +278,9 @@ if [ "$have_gpu" = 1 ] && [ -z "$stopped" ] && command -v nvidia-cuda-mps-contro
         gpu gpu_matmul_allreduce_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
             "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
     show gpu_matmul_allreduce_mps.np2 "fused|unfused|matches"
-    gpu gpu_stream_barrier_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
-        "$dev/stream_barrier" any
+    [ -x "$dev/stream_barrier" ] &&
+        gpu gpu_stream_barrier_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+            "$dev/stream_barrier" any
 else
     record "stage 4 (MPS)" 0 "SKIP (no GPU, no MPS, a failed smoke stage or no time left)"
     skip=$((skip + 1))
