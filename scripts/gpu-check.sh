@@ -12,8 +12,10 @@
 #   stage 2  the numbers at 2 PEs, each printed as soon as measured
 #   stage 3  4 PEs, and the failure paths (a kernel's report ends the job)
 #   stage 4  only if time remains and MPS is installed: stage 2's numbers
-#            under an MPS daemon of this run's own (pipe and log folders in
-#            the run's temporary folder; stopped on every path)
+#            under an MPS daemon of the job's own (shoalrun --mps on: pipe
+#            and log folders in the job's temporary folder, stopped on every
+#            path); stages 1-3 run with --mps off, so that their numbers are
+#            the time-sliced ones
 # A global deadline (SHOAL_GPU_CHECK_DEADLINE, 420 s after the start) skips
 # whatever is left; each test gets SHOAL_GPU_TEST_TIMEOUT (40) s. Runs with
 # SHMEM_SYMMETRIC_SIZE=64M and SHOAL_DEVICE_WAIT_TIMEOUT=15; matmul checks a
@@ -38,14 +40,13 @@ deadline=${SHOAL_GPU_CHECK_DEADLINE:-420}
 export SHMEM_SYMMETRIC_SIZE=${SHMEM_SYMMETRIC_SIZE:-64M}
 export SHOAL_DEVICE_WAIT_TIMEOUT=${SHOAL_DEVICE_WAIT_TIMEOUT:-15}
 logs=$(mktemp -d "${TMPDIR:-/tmp}/shoal-gpu-check.XXXXXX")
-holder_pid="" mps_dir=""
+holder_pid=""
 
-# What the run saw is kept on every path (the parent shell's trap); what it
-# started (the holder, an MPS daemon) stops on every path (main's own trap:
-# main runs in the pipeline's subshell, where those are known).
+# What the run saw is kept on every path (the parent shell's trap); the
+# holder it started stops on every path (main's own trap: main runs in the
+# pipeline's subshell, where it is known). shoalrun --mps stops its daemons.
 stop_children() {
     [ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
-    [ -n "$mps_dir" ] && mps_stop
     holder_pid=""
     return 0
 }
@@ -59,12 +60,6 @@ finish() {
 }
 trap finish EXIT
 trap 'exit 130' INT TERM
-
-mps_stop() {
-    CUDA_MPS_PIPE_DIRECTORY=$mps_dir/pipe CUDA_MPS_LOG_DIRECTORY=$mps_dir/log \
-        timeout 10 nvidia-cuda-mps-control <<<quit >/dev/null 2>&1
-    mps_dir=""
-}
 
 results=()
 pass=0 fail=0 skip=0 stopped=""
@@ -125,7 +120,7 @@ if [ "$have" = 1 ] && ldd "$build/libshoal.so" 2>/dev/null | grep -q "not found"
 fi
 cached_src=$(sed -n 's/^Shoal_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
 targets=(shoal shoalrun shoal-info device_heap device_bw device_misuse device_nogpu gpu_probe
-    shoal_fake_cuda dev_api_emul device_stream device_grow)
+    shoal_fake_cuda dev_api_emul device_stream device_grow stream_barrier)
 grep -q "^SHOAL_CUDA_TESTS\|CMAKE_CUDA_COMPILER:" "$build/CMakeCache.txt" 2>/dev/null &&
     [ -e "$build/tests/device/device_kernel" ] && targets+=(device_kernel cuda_abi_check dev_api_gpu matmul_allreduce_cuda device_perf)
 if [ "$have" = 1 ] && [ "${SHOAL_GPU_CHECK_BUILD:-yes}" = no ]; then
@@ -175,7 +170,12 @@ echo "build ready after $((tb - t0)) s"
 export LD_LIBRARY_PATH=$build${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 dev=$build/tests/device
 src=$repo/tests/device
-shoalrun=$build/tools/shoalrun
+# shoalrun with an MPS setting, as run_gpu.sh passes it the PE count first.
+for m in off on; do
+    printf '#!/bin/sh\nexec "%s" --mps %s "$@"\n' "$build/tools/shoalrun" "$m" >"$logs/shoalrun-mps-$m"
+    chmod +x "$logs/shoalrun-mps-$m"
+done
+shoalrun=$logs/shoalrun-mps-off
 "$build/tools/shoal-info" 2>/dev/null | grep -E "^Build|CUDA:" || true
 
 echo "== stage 0: facts"
@@ -243,6 +243,10 @@ fi
 [ -x "$dev/dev_api_gpu" ] &&
     gpu gpu_device_api.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/dev_api_gpu"
 gpu gpu_device_stream.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_stream"
+# Two PEs on one GPU without MPS: the stream barrier through host memory.
+[ -x "$dev/stream_barrier" ] &&
+    gpu gpu_stream_barrier.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+        "$dev/stream_barrier" any
 # The device heap growing (VMM: one reservation, pieces mapped as it grows).
 gpu gpu_device_grow.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 "$dev/device_grow"
 
@@ -265,25 +269,18 @@ fi
 echo "== stage 4: the numbers under MPS"
 if [ "$have_gpu" = 1 ] && [ -z "$stopped" ] && command -v nvidia-cuda-mps-control >/dev/null 2>&1 &&
     [ $(($(date +%s) - t0)) -lt $((deadline - 60)) ]; then
-    mps_dir=$logs/mps
-    mkdir -p "$mps_dir/pipe" "$mps_dir/log"
-    export CUDA_MPS_PIPE_DIRECTORY=$mps_dir/pipe CUDA_MPS_LOG_DIRECTORY=$mps_dir/log
-    if nvidia-cuda-mps-control -d; then
-        echo "MPS daemon started (pipes in $mps_dir/pipe)"
-        [ -x "$dev/device_perf" ] &&
-            gpu gpu_device_perf_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
-                "$dev/device_perf"
-        show gpu_device_perf_mps.np2 "device_perf|GPU|MPS|put\+signal|putmem|barrier|in-process"
-        [ -x "$dev/matmul_allreduce_cuda" ] &&
-            gpu gpu_matmul_allreduce_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
-                "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
-        show gpu_matmul_allreduce_mps.np2 "fused|unfused|matches"
-        mps_stop
-    else
-        echo "MPS daemon did not start: stage 4 SKIP"
-        mps_dir=""
-    fi
-    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    shoalrun=$logs/shoalrun-mps-on # each job starts and stops its own daemon
+    [ -x "$dev/device_perf" ] &&
+        gpu gpu_device_perf_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+            "$dev/device_perf"
+    show gpu_device_perf_mps.np2 "device_perf|GPU|MPS|put\+signal|putmem|barrier|in-process"
+    [ -x "$dev/matmul_allreduce_cuda" ] &&
+        gpu gpu_matmul_allreduce_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+            "$dev/matmul_allreduce_cuda" -m 512 -n 512 -k 512 -t 64 -r 5
+    show gpu_matmul_allreduce_mps.np2 "fused|unfused|matches"
+    [ -x "$dev/stream_barrier" ] &&
+        gpu gpu_stream_barrier_mps.np2 "$src/run_gpu.sh" "$dev/gpu_probe" "$shoalrun" 2 30 \
+            "$dev/stream_barrier" any
 else
     record "stage 4 (MPS)" 0 "SKIP (no GPU, no MPS, a failed smoke stage or no time left)"
     skip=$((skip + 1))

@@ -122,9 +122,10 @@ SHMEM_API int64_t SHMEM_FN(shmemx_dev_event_count_host)(int id);
  * the signal of putmem_signal: in device memory a stream write (SET only),
  * in host memory a host function (SET and ADD). signal_wait_until: in
  * device memory cuStreamWaitValue64 (SHMEM_CMP_EQ, and SHMEM_CMP_GE as its
- * cyclic compare: (int64_t)(*sig - value) >= 0), in host memory a host
- * function that polls (every comparison). quiet: transfers on a stream
- * complete in stream order, so it only checks its arguments. */
+ * cyclic compare: (int64_t)(*sig - value) >= 0), in host memory a stream
+ * wait on a gate that the library's waiter thread opens (every comparison;
+ * no host function blocks). quiet: transfers on a stream complete in stream
+ * order, so it only checks its arguments. */
 SHMEM_API int SHMEM_FN(shmemx_putmem_on_stream)(void *dest, const void *source, size_t nelems,
                                                 int pe, shmemx_stream_t stream);
 SHMEM_API int SHMEM_FN(shmemx_getmem_on_stream)(void *dest, const void *source, size_t nelems,
@@ -139,6 +140,27 @@ SHMEM_API int SHMEM_FN(shmemx_signal_wait_until_on_stream)(uint64_t *sig_addr, i
                                                            uint64_t cmp_value,
                                                            shmemx_stream_t stream);
 SHMEM_API int SHMEM_FN(shmemx_quiet_on_stream)(shmemx_stream_t stream);
+
+/* Collective over every PE, all on this host: a barrier (sync_all: without
+ * the quiet) enqueued on `stream`: the work queued before it on every PE's
+ * stream is done before the work queued after it on any PE's stream
+ * starts. No kernel: each PE's stream adds 1 to a host-memory counter of
+ * every peer (a host function) and waits for its own through a gate the
+ * library's waiter thread opens, so nothing spins on the GPU -- PEs that
+ * share a GPU without MPS (time-sliced by the driver, ~1 ms a slice) pay
+ * no slice for it; it costs a round trip through the host (tens of
+ * microseconds). The first call allocates one word of host symmetric heap
+ * per PE. 0, or -1 after a message (a PE on another host, no driver). */
+SHMEM_API int SHMEM_FN(shmemx_barrier_all_on_stream)(shmemx_stream_t stream);
+SHMEM_API int SHMEM_FN(shmemx_sync_all_on_stream)(shmemx_stream_t stream);
+
+/* Which barrier shmemx_dev_barrier_all_on_stream (<shmemx_device.h>)
+ * enqueues, as shmemx_dev_create chose it for the job: 1 when every PE is
+ * on this host and some PEs share a GPU without MPS (then the host-memory
+ * barrier above, since a waiting kernel would be time-sliced), 0 for a
+ * device-side kernel (a GPU per PE, MPS, or several hosts), -1 before
+ * shmemx_dev_create. */
+SHMEM_API int SHMEM_FN(shmemx_dev_sync_on_host)(void);
 
 /* Floating-point atomic add (as NVSHMEM 3.7 has it in kernels; the device
  * forms are in <shmemx_device_famo.h>): a compare-and-swap loop on the

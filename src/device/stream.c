@@ -1,7 +1,8 @@
 /*
- * Stream-ordered transfers and signals (see stream.h), and the waiter that
+ * Stream-ordered transfers and signals (see stream.h), the waiter that
  * lets a stream wait on a host-memory word without blocking a host
- * function.
+ * function, and the stream barrier through host memory that PEs sharing a
+ * GPU without MPS use instead of a spinning kernel.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "device/device_heap.h"
 #include "device/stream.h"
 #include "util/cmp_names.h"
+#include "util/log.h"
 #include "util/thread.h"
 
 /* The driver and its context for one call; 0, or an error in msg. */
@@ -265,8 +267,67 @@ static shoal_status_t host_wait(const char *fn, uint64_t *sig, int cmp, uint64_t
     return driver_result(fn, "cuStreamWaitValue32", r, prev, msg, msglen);
 }
 
+/* ---- a barrier on the stream through host memory ----------------------------
+ * A host function adds 1 to each peer's counter (release adds into their
+ * mappings: no wait), then the stream waits through a gate until this PE's
+ * counter holds every peer's add of this round. Neither the GPU nor a host
+ * function spins, so PEs that the driver time-slices on one GPU do not pay
+ * a slice per hand-off. */
+
+static struct {
+    int on_host; /* -1: no device view yet; else the view's choice */
+    uint64_t host_barriers;
+} sync_path = {.on_host = -1};
+
+static void host_add_all(void *arg)
+{
+    const shoal_device_stream_peers_t *p = arg;
+    for (int i = 0; i < p->n; i++)
+        __atomic_fetch_add(p->counter[i], 1, __ATOMIC_RELEASE);
+}
+
+shoal_status_t shoal_device_stream_barrier(const char *fn, const shoal_device_stream_peers_t *peers,
+                                           uint64_t *mine, uint64_t target, shoal_CUstream stream,
+                                           char *msg, size_t msglen)
+{
+    shoal_CUcontext prev;
+    shoal_status_t status = enter(fn, &prev, msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
+    shoal_CUresult r = shoal_cu.cuLaunchHostFunc(stream, host_add_all, (void *)peers);
+    status = driver_result(fn, "cuLaunchHostFunc", r, prev, msg, msglen);
+    if (status != SHOAL_OK)
+        return status;
+    status = host_wait(fn, mine, SHMEM_CMP_GE, target, stream, msg, msglen);
+    if (status == SHOAL_OK)
+        __atomic_fetch_add(&sync_path.host_barriers, 1, __ATOMIC_RELAXED);
+    return status;
+}
+
+void shoal_device_stream_set_sync(const char *fn, int my_pe, int on_host, const char *why)
+{
+    sync_path.on_host = on_host;
+    if (my_pe == 0)
+        SHOAL_INFO("%s: device barriers on a stream (shmemx_dev_barrier_all_on_stream): %s (%s)",
+                   fn,
+                   on_host ? "through host memory (shmemx_barrier_all_on_stream), no spinning "
+                             "kernel"
+                           : "a device-side kernel",
+                   why);
+}
+
+int shoal_device_stream_sync_on_host(void)
+{
+    return sync_path.on_host;
+}
+
 void shoal_device_stream_finalize(void)
 {
+    if (sync_path.host_barriers > 0)
+        SHOAL_DEBUG("stream barriers through host memory: %llu",
+                    (unsigned long long)sync_path.host_barriers);
+    sync_path.on_host = -1;
+    sync_path.host_barriers = 0;
     pthread_mutex_lock(&waiter.lock);
     if (!waiter.up) {
         pthread_mutex_unlock(&waiter.lock);

@@ -31,6 +31,29 @@ shoal_status_t shoal_device_stream_signal(const char *fn, uint64_t *sig, uint64_
 shoal_status_t shoal_device_stream_wait(const char *fn, uint64_t *sig, int cmp, uint64_t value,
                                         shoal_CUstream stream, char *msg, size_t msglen);
 
+/* The peers' barrier counters as this process sees them (their mappings
+ * of host symmetric memory); kept by the caller while barriers run. */
+typedef struct {
+    uint64_t *const *counter;
+    int n;
+} shoal_device_stream_peers_t;
+
+/* A barrier on `stream` through host memory: once the stream gets there, a
+ * host function adds 1 to every peer's counter, then the stream waits
+ * (a gate the waiter thread opens: no host function or kernel spins) until
+ * `mine` reaches `target` (round * peers). */
+shoal_status_t shoal_device_stream_barrier(const char *fn, const shoal_device_stream_peers_t *peers,
+                                           uint64_t *mine, uint64_t target, shoal_CUstream stream,
+                                           char *msg, size_t msglen);
+
+/* Which stream barrier the job's device view chose (shmemx_dev_create,
+ * the same on every PE): on_host when PEs of this host share a GPU without
+ * MPS (a kernel that waits would be time-sliced); `why` for the info line
+ * PE 0 prints. */
+void shoal_device_stream_set_sync(const char *fn, int my_pe, int on_host, const char *why);
+/* 1: through host memory, 0: a kernel, -1: no device view yet. */
+int shoal_device_stream_sync_on_host(void);
+
 /* Stops the waiter thread and gives back its gates (shmem_finalize). */
 void shoal_device_stream_finalize(void);
 

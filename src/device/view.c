@@ -12,6 +12,7 @@
 
 #include "device/cuda.h"
 #include "device/proxy.h"
+#include "device/stream.h"
 #include "device/view.h"
 #include "transport/transport.h"
 #include "util/cmp_names.h"
@@ -340,6 +341,38 @@ static void undo(void)
 
 /* ---- which setup the job got: PEs sharing a GPU, MPS ---------------------- */
 
+/* The stream barrier for the job (device/stream.h), the same on every PE:
+ * through host memory when every PE is on this host and some PEs share a
+ * GPU without MPS (gathered: PCI address, host, MPS pipe, as below). */
+typedef struct {
+    char pci[24];
+    int node;
+    int mps; /* an MPS control pipe is there for this PE */
+} gpu_id_t;
+
+static void set_stream_sync(const shoal_device_job_t *job, const char *fn,
+                            const shoal_bootstrap_gather_t *all)
+{
+    const size_t id_bytes = sizeof(gpu_id_t);
+    const int npes = job->bs->npes;
+    int one_host = 1, shared = 0;
+    for (int p = 0; p < npes && one_host; p++)
+        one_host = job->node[p] == job->node[0];
+    for (int p = 0; one_host && !shared && p < npes; p++) {
+        size_t lp, lq;
+        const gpu_id_t *a = shoal_bootstrap_gather_at(all, p, &lp);
+        for (int q = p + 1; !shared && q < npes && lp == id_bytes; q++) {
+            const gpu_id_t *b = shoal_bootstrap_gather_at(all, q, &lq);
+            shared = lq == id_bytes && strcmp(a->pci, b->pci) == 0 && !(a->mps && b->mps);
+        }
+    }
+    shoal_device_stream_set_sync(fn, job->bs->rank, shared,
+                                 shared     ? "PEs share a GPU without MPS: a waiting kernel "
+                                              "would be time-sliced"
+                                 : one_host ? "no PEs share a GPU without MPS"
+                                            : "the job spans hosts");
+}
+
 /* Says (at SHOAL_LOG_LEVEL=2, on the lowest PE of each GPU) which PEs of
  * the host share this PE's GPU (PCI address, gathered through the
  * bootstrap) and whether an MPS control pipe is there: under MPS their
@@ -347,13 +380,14 @@ static void undo(void)
  * device wait between two of them costs about a slice. Collective. */
 static void log_gpu_setup(const shoal_device_job_t *job, const char *fn)
 {
-    typedef struct {
-        char pci[24];
-        int node;
-    } gpu_id_t;
     gpu_id_t mine;
     memset(&mine, 0, sizeof(mine));
     mine.node = job->node[job->bs->rank];
+    const char *pipe_dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    char control[512];
+    snprintf(control, sizeof(control), "%s/control",
+             pipe_dir != NULL && pipe_dir[0] != '\0' ? pipe_dir : "/tmp/nvidia-mps");
+    mine.mps = access(control, F_OK) == 0;
     size_t total, used, backed;
     int ordinal = -1, domain = 0, bus = 0, slot = 0;
     shoal_device_heap_info(&total, &used, &backed, &ordinal);
@@ -375,7 +409,8 @@ static void log_gpu_setup(const shoal_device_job_t *job, const char *fn)
     snprintf(key, sizeof(key), "devview.gpu.%u", job->generation);
     shoal_bootstrap_gather_t all = {0};
     if (shoal_bootstrap_allgather(job->bs, key, &mine, sizeof(mine), &all) != SHOAL_OK)
-        return; /* only a log line is lost */
+        return; /* only a log line is lost (stream barriers stay kernels) */
+    set_stream_sync(job, fn, &all);
     int sharers = 0, lowest = -1;
     char pes[160] = "";
     for (int pe = 0; pe < job->bs->npes; pe++) {
@@ -393,11 +428,7 @@ static void log_gpu_setup(const shoal_device_job_t *job, const char *fn)
     shoal_bootstrap_gather_free(&all);
     if (lowest != job->bs->rank)
         return;
-    const char *pipe_dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
-    char control[512];
-    snprintf(control, sizeof(control), "%s/control",
-             pipe_dir != NULL && pipe_dir[0] != '\0' ? pipe_dir : "/tmp/nvidia-mps");
-    const int mps = access(control, F_OK) == 0;
+    const int mps = mine.mps;
     if (sharers <= 1)
         SHOAL_INFO("%s: GPU setup: PE %d has GPU %s to itself", fn, job->bs->rank, mine.pci);
     else if (mps)

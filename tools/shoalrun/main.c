@@ -444,7 +444,7 @@ int main(int argc, char **argv)
     if (opts.timeout_s > 0 && job.part == NULL)
         job.deadline = job.start_time + opts.timeout_s;
 
-    status = sr_proc_start(&job);
+    status = sr_mps_start(&opts, job.npes, &job.child_sigmask) != 0 ? 1 : sr_proc_start(&job);
     if (status != 0)
         sr_job_end(&job, status, SIGTERM, SR_FAILURE_GRACE_S, NULL);
     run(&job, sigfd);
@@ -457,6 +457,7 @@ int main(int argc, char **argv)
         sr_stream_close(&job.pes[r].err_stream);
         sr_server_close(&job, &job.pes[r]);
     }
+    sr_mps_stop(); /* after the last PE, however the job ended */
     sr_server_report(&job);
     sr_server_destroy(&job);
     sr_stdin_close(&job.in);

@@ -51,6 +51,14 @@ static void print_usage(FILE *f)
             "                     the PEs fit on the CPUs shoalrun may use that no other\n"
             "                     job holds, PE i is pinned to the i-th of them; else none\n"
             "  --report-bindings  print each PE's CPUs (and why it is not pinned) at start\n"
+            "  --mps auto|on|off  an MPS daemon for the job, so that PEs sharing a GPU run\n"
+            "                     their kernels at once instead of time-sliced (~1 ms a\n"
+            "                     hand-off): started with private pipe and log folders\n"
+            "                     before the PEs, stopped after them. on: whenever\n"
+            "                     nvidia-cuda-mps-control is in PATH (an error if not);\n"
+            "                     auto (default): also only when this host has more PEs\n"
+            "                     than GPUs; never when a daemon serves already\n"
+            "                     (CUDA_MPS_PIPE_DIRECTORY set, or /tmp/nvidia-mps)\n"
             "  --mca KEY VALUE, --allow-run-as-root, --map-by X\n"
             "                     accepted for mpirun/oshrun scripts; no effect here\n"
             "  -h, --help         show this help\n"
@@ -279,6 +287,19 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
                 opts->bind = SR_BIND_NONE;
             } else {
                 sr_msg("--bind-to expects core or none, got '%s'", value ? value : "");
+                return -1;
+            }
+            continue;
+        }
+        if (match_valued(arg, "--mps", argv, argc, &i, &value)) {
+            if (value != NULL && strcmp(value, "auto") == 0) {
+                opts->mps = SR_MPS_AUTO;
+            } else if (value != NULL && strcmp(value, "on") == 0) {
+                opts->mps = SR_MPS_ON;
+            } else if (value != NULL && strcmp(value, "off") == 0) {
+                opts->mps = SR_MPS_OFF;
+            } else {
+                sr_msg("--mps expects auto, on or off, got '%s'", value ? value : "");
                 return -1;
             }
             continue;

@@ -114,6 +114,10 @@ static char *remote_command(const launch_t *L, const agent_t *a)
         append(&b, "--bind-to none ");
     if (o->report_bindings)
         append(&b, "--report-bindings ");
+    if (o->mps == SR_MPS_ON) /* each host decides for its own PEs (mps.c) */
+        append(&b, "--mps on ");
+    else if (o->mps == SR_MPS_OFF)
+        append(&b, "--mps off ");
     if (o->timeout_s > 0) { /* for the host's messages: the time is kept here */
         snprintf(num, sizeof(num), "--timeout=%.17g", o->timeout_s);
         append_quoted(&b, num);

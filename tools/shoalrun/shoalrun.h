@@ -37,6 +37,12 @@ typedef enum {
     SR_BIND_NONE, /* --bind-to none */
 } sr_bind_t;
 
+typedef enum {
+    SR_MPS_AUTO, /* default: a daemon for the job where PEs share a GPU and it is safe (mps.c) */
+    SR_MPS_ON,   /* --mps on: a daemon for the job unless one serves already */
+    SR_MPS_OFF,  /* --mps off */
+} sr_mps_t;
+
 /* The internal option that runs shoalrun as one host's part of a multi-host
  * job (remote.c); not in --help. */
 #define SR_HOST_PART_OPTION "--internal-host-part"
@@ -58,6 +64,7 @@ typedef struct {
     double timeout_s; /* 0: no time limit */
     sr_bind_t bind;
     bool report_bindings; /* --report-bindings: print each PE's CPUs at start */
+    sr_mps_t mps;         /* --mps */
     char *host_list;      /* every --host/-H value, joined with ','; NULL: none */
     const char *hostfile;
     const char *launch_agent; /* --launch-agent or --mca plm_rsh_agent; NULL: ssh */
@@ -261,6 +268,17 @@ int sr_bind_cpu(int i);
 /* --report-bindings: one line per PE on stderr. */
 struct sr_job;
 void sr_bind_report(const struct sr_job *job);
+
+/* ---- mps.c --------------------------------------------------------------- */
+
+/* Before the PEs start: decides whether this host's `npes` PEs get an MPS
+ * daemon of the job's own (--mps) and starts it, setting
+ * CUDA_MPS_PIPE_DIRECTORY and CUDA_MPS_LOG_DIRECTORY for them. 0 (also
+ * when none is started), or -1 after printing why the job cannot start. */
+int sr_mps_start(const sr_options_t *opts, int npes, const sigset_t *child_mask);
+/* Stops the job's daemon, if one was started, and removes its folders
+ * (also run at exit). */
+void sr_mps_stop(void);
 
 /* ---- proc.c --------------------------------------------------------------- */
 

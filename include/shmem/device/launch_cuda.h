@@ -99,8 +99,13 @@ static inline __host__ int shmemx_dev_collective_launch(const void *func, dim3 g
     return 0;
 }
 
-/* barrier_all on a stream: a one-thread kernel (defined here, so it is
- * compiled into the calling program: no device code in libshoal) that runs
+/* barrier_all on a stream. Where shmemx_dev_create found PEs sharing a GPU
+ * without MPS (shmemx_dev_sync_on_host() == 1), the driver time-slices
+ * them and a kernel that waits for a peer of its GPU holds the GPU until
+ * its slice (~1 ms) ends: then it is shmemx_barrier_all_on_stream, through
+ * host memory, with nothing spinning on the GPU. Otherwise (a GPU per PE,
+ * MPS, several hosts) a one-thread kernel (defined here, so it is compiled
+ * into the calling program: no device code in libshoal) that runs
  * shmemx_dev_barrier_all after the work queued before it; the work queued
  * after waits for it. Every PE calls it. 0, or -1 when the launch fails. */
 template <int unused = 0> __global__ void shmemx_dev__barrier_kernel(shmemx_dev_t d)
@@ -110,6 +115,8 @@ template <int unused = 0> __global__ void shmemx_dev__barrier_kernel(shmemx_dev_
 
 static inline __host__ int shmemx_dev_barrier_all_on_stream(shmemx_dev_t d, cudaStream_t stream)
 {
+    if (shmemx_dev_sync_on_host() == 1)
+        return shmemx_barrier_all_on_stream((shmemx_stream_t)stream);
     shmemx_dev__barrier_kernel<<<1, 1, 0, stream>>>(d);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
