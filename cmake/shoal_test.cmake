@@ -57,8 +57,10 @@ function(add_test)
 endfunction()
 
 # shoal_waits(TEST...): tests that spend their time waiting (measured: CPU
-# time well under a tenth of their wall time) take no CPU slot and get the
-# label `waits`.
+# time a third of their wall time or less, on a machine running other tests
+# beside them) take no CPU slot and get the label `waits`. Not those whose
+# verdict is a deadline a busier machine could miss (netns_partition.*,
+# netns_job.timeout-reports).
 function(shoal_waits)
   foreach(t IN LISTS ARGN)
     if(NOT TEST ${t})
