@@ -42,7 +42,7 @@ step "build" "$t"
 cores=$(nproc)
 t=$(date +%s)
 ctest --test-dir build --output-on-failure -j $((3 * cores)) \
-    --resource-spec-file build/tests/cpu_slots.json -LE '^(asan|tsan|fuzz)$' "$@" || status=$?
+    --resource-spec-file "$(pwd)/build/tests/cpu_slots.json" -LE '^(asan|tsan|fuzz)$' "$@" || status=$?
 step "ctest (main build)" "$t"
 
 t=$(date +%s)
