@@ -29,3 +29,53 @@ function(shoal_add_pe_test)
     endif()
   endforeach()
 endfunction()
+
+# CPU slots. Most tests keep the cores busy; a few mostly wait (a timeout
+# that is the point of the test, a sleep, a network timeout). scripts/test.sh
+# runs ctest with more jobs than cores and a resource spec
+# (build/tests/cpu_slots.json: one `cpus` resource with a slot per core), and
+# every test takes a slot unless shoal_waits() names it: so as many
+# busy tests run at once as with `ctest -j <cores>`, and the waiting ones run
+# beside them instead of holding a core idle. Plain `ctest -j N` (no spec
+# file) ignores the slots and runs as before.
+cmake_host_system_information(RESULT SHOAL_CPU_SLOTS QUERY NUMBER_OF_LOGICAL_CORES)
+file(WRITE ${PROJECT_BINARY_DIR}/tests/cpu_slots.json
+  "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"cpus\": [{\"id\": \"0\", \"slots\": ${SHOAL_CPU_SLOTS}}]}]}\n")
+
+# add_test as CMake's, plus the test's CPU slot. The arguments are passed on
+# one by one in brackets, so one holding a semicolon (sh -c "a; b") stays one.
+function(add_test)
+  set(args)
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE ${last})
+    string(APPEND args " [==[${ARGV${i}}]==]")
+  endforeach()
+  cmake_language(EVAL CODE "_add_test(${args})")
+  if(ARGV0 STREQUAL "NAME")
+    set_property(TEST ${ARGV1} PROPERTY RESOURCE_GROUPS cpus:1)
+  endif()
+endfunction()
+
+# shoal_waits(TEST...): tests that spend their time waiting (measured: CPU
+# time a third of their wall time or less, on a machine running other tests
+# beside them) take no CPU slot and get the label `waits`. Not those whose
+# verdict is a deadline a busier machine could miss (netns_partition.*,
+# netns_job.timeout-reports).
+function(shoal_waits)
+  foreach(t IN LISTS ARGN)
+    if(NOT TEST ${t})
+      message(FATAL_ERROR "shoal_waits: no test named ${t} in ${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+    set_property(TEST ${t} PROPERTY RESOURCE_GROUPS)
+    set_property(TEST ${t} APPEND PROPERTY LABELS waits)
+  endforeach()
+endfunction()
+
+# shoal_cpus(TEST N): a test that wants N cores to itself (PROCESSORS N)
+# takes N slots, or all of them where there are fewer.
+function(shoal_cpus t n)
+  if(n GREATER SHOAL_CPU_SLOTS)
+    set(n ${SHOAL_CPU_SLOTS})
+  endif()
+  set_property(TEST ${t} PROPERTY RESOURCE_GROUPS cpus:${n})
+endfunction()

@@ -12,10 +12,14 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 # Both builds compile the same test programs: ccache (scripts/setup.sh
 # installs it) lets the second reuse the first's objects. The base dir makes
-# paths relative, so build/ and build-minimal/ hash alike.
+# paths relative, so build/ and build-minimal/ hash alike. nvcc too: ptxas
+# alone spends minutes on tests/device/dev_api_kernels.cu (one kernel that
+# inlines every device step), the build's longest job; a rerun, or a clone
+# on a machine that built the same sources before, takes it from the cache.
 if command -v ccache >/dev/null && [ -z "${CMAKE_C_COMPILER_LAUNCHER:-}" ]; then
     CCACHE_BASEDIR=$(pwd)
     export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+    export CMAKE_CUDA_COMPILER_LAUNCHER=ccache
     export CCACHE_BASEDIR CCACHE_NOHASHDIR=1
 fi
 times=""
@@ -31,8 +35,14 @@ step "build" "$t"
 
 # The sanitizer and fuzz tests build sanitized trees of their own; they run
 # in their own step below, timed apart.
+# As many busy tests at once as cores (what -j 2 gave on 2 cores), and beside
+# them up to twice as many of those that mostly wait (label waits: timeouts,
+# sleeps): each busy test takes one of the spec's CPU slots, a waiting one
+# none (cmake/shoal_test.cmake).
+cores=$(nproc)
 t=$(date +%s)
-ctest --test-dir build --output-on-failure -j 2 -LE '^(asan|tsan|fuzz)$' "$@" || status=$?
+ctest --test-dir build --output-on-failure -j $((3 * cores)) \
+    --resource-spec-file "$(pwd)/build/tests/cpu_slots.json" -LE '^(asan|tsan|fuzz)$' "$@" || status=$?
 step "ctest (main build)" "$t"
 
 t=$(date +%s)

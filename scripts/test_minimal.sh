@@ -60,6 +60,7 @@ if ldd "$build"/libshoal.so | grep -E "libuc[pstm]|libpmix"; then
     echo "test_minimal.sh: libshoal links UCX or PMIx"; exit 1
 fi
 cd "$build"
-ctest -j"$(nproc)" --output-on-failure --timeout 300 -L "^(quick|launcher|store)$" \
-    -LE "^(asan|tsan|fuzz)$"
+# CPU slots as in scripts/test.sh: the tests labelled waits run beside the busy ones.
+ctest -j$((3 * $(nproc))) --resource-spec-file tests/cpu_slots.json --output-on-failure \
+    --timeout 300 -L "^(quick|launcher|store)$" -LE "^(asan|tsan|fuzz)$"
 '

@@ -79,9 +79,16 @@ signal)
     ready='^PE [0-9]+ started$' gap=0.3
     [ "$CASE" = sleep ] && ready='^PE [0-9]+ sleeping$' gap=0.15
     start_bg "$NP" "$ready" -n "$NP" --timeout 90 "$PROG" "$CASE" "$MARK" "$TMP/stop"
-    for _ in 1 2 3; do
+    for i in 1 2 3; do
         sleep "$gap"
         kill -USR1 "$BG"
+        # Two SIGUSR1 that reach shoalrun before it took the first merge into
+        # one (a busy machine can hold it off longer than the gap): the next
+        # request waits until shoalrun has said it took this one (~10 s at most).
+        for _ in $(seq 100); do
+            [ "$(grep -c '^shoalrun: received SIGUSR1' "$TMP/err")" -ge "$i" ] && break
+            sleep 0.1
+        done
     done
     # The program runs until $TMP/stop exists: stop it once shoalrun has taken
     # the three requests, every PE has answered one and every report begun
