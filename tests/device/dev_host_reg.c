@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "../api/check.h"
+#include "fake_cuda_log.h"
 
 #define STEP ((size_t)64 << 20) /* view.c's HEAP_REG_STEP */
 #define BIG ((size_t)200 << 20)
@@ -37,35 +38,16 @@
 #define MAX_LINES 4096
 #define PROBES 5
 
-typedef struct {
-    char what[16];
-    uintptr_t addr;
-    size_t size;
-} call_t;
-
-static call_t calls[MAX_LINES];
+static fake_cuda_call_t calls[MAX_LINES];
 static int me, npes;
 
-/* This process's record of registrations so far; returns how many lines. */
+/* This process's record of registrations so far (lines with an address);
+ * how many lines. */
 static int read_log(void)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s.%d", getenv("FAKE_CUDA_LOG"), (int)getpid());
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return 0;
-    char line[128];
-    int n = 0;
-    while (n < MAX_LINES && fgets(line, sizeof(line), f) != NULL) {
-        call_t *c = &calls[n];
-        unsigned long a = 0;
-        if (sscanf(line, "%15s %lx %zu", c->what, &a, &c->size) != 3)
-            continue; /* a line of the device heap's without an address */
-        c->addr = a;
-        n++;
-    }
-    fclose(f);
-    return n;
+    const int n = fake_cuda_read_log(calls, MAX_LINES, 1);
+    CHECK(n >= -1, "the stand-in driver's record (FAKE_CUDA_LOG) has a bad line");
+    return n < 0 ? 0 : n;
 }
 
 /* The registration among lines [from, n) that holds [p, p + len), or -1. */

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../api/check.h"
+#include "fake_cuda_log.h"
 
 #define N 4096 /* longs checked per block */
 #define MAX_LINES 4096
@@ -24,35 +25,14 @@
 static long src[N], dst[N];
 static int me, npes;
 
-typedef struct {
-    char what[16];
-    uintptr_t addr;
-    size_t size;
-} call_t;
-
-static call_t calls[MAX_LINES];
+static fake_cuda_call_t calls[MAX_LINES];
 
 /* This process's record of driver calls; returns how many. */
 static int read_log(void)
 {
-    char path[512];
-    snprintf(path, sizeof(path), "%s.%d", getenv("FAKE_CUDA_LOG"), (int)getpid());
-    FILE *f = fopen(path, "r");
-    CHECK(f != NULL, "the stand-in driver wrote no %s (FAKE_CUDA_LOG)", path);
-    char line[128];
-    int n = 0;
-    while (n < MAX_LINES && fgets(line, sizeof(line), f) != NULL) {
-        call_t *c = &calls[n];
-        unsigned long a = 0;
-        if (sscanf(line, "%15s %lx %zu", c->what, &a, &c->size) == 3)
-            c->addr = a;
-        else if (sscanf(line, "%15s %zu", c->what, &c->size) == 2)
-            c->addr = 0;
-        else
-            CHECK(0, "bad line in %s: %s", path, line);
-        n++;
-    }
-    fclose(f);
+    const int n = fake_cuda_read_log(calls, MAX_LINES, 0);
+    CHECK(n != -1, "the stand-in driver wrote no record (FAKE_CUDA_LOG)");
+    CHECK(n >= 0, "the stand-in driver's record (FAKE_CUDA_LOG) has a bad line");
     return n;
 }
 
