@@ -176,6 +176,24 @@ static bool match_valued(const char *arg, const char *name, char **argv, int arg
     return false;
 }
 
+/* One word of a fixed set, for an option that takes one. */
+typedef struct {
+    const char *name;
+    int value;
+} sr_choice_t;
+
+/* value's entry among the n choices: its value, or -1 after saying what the
+ * option expects. */
+static int choose(const char *option, const char *value, const sr_choice_t *choices, int n,
+                  const char *expects)
+{
+    for (int k = 0; value != NULL && k < n; k++)
+        if (strcmp(value, choices[k].name) == 0)
+            return choices[k].value;
+    sr_msg("%s expects %s, got '%s'", option, expects, value ? value : "");
+    return -1;
+}
+
 int sr_options_parse(sr_options_t *opts, int argc, char **argv)
 {
     static const char *const npes_names[] = {"-n", "-np", "--npes"};
@@ -281,27 +299,20 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
             continue;
         }
         if (match_valued(arg, "--bind-to", argv, argc, &i, &value)) {
-            if (value != NULL && strcmp(value, "core") == 0) {
-                opts->bind = SR_BIND_CORE;
-            } else if (value != NULL && strcmp(value, "none") == 0) {
-                opts->bind = SR_BIND_NONE;
-            } else {
-                sr_msg("--bind-to expects core or none, got '%s'", value ? value : "");
+            static const sr_choice_t binds[] = {{"core", SR_BIND_CORE}, {"none", SR_BIND_NONE}};
+            int v = choose("--bind-to", value, binds, 2, "core or none");
+            if (v < 0)
                 return -1;
-            }
+            opts->bind = (sr_bind_t)v;
             continue;
         }
         if (match_valued(arg, "--mps", argv, argc, &i, &value)) {
-            if (value != NULL && strcmp(value, "auto") == 0) {
-                opts->mps = SR_MPS_AUTO;
-            } else if (value != NULL && strcmp(value, "on") == 0) {
-                opts->mps = SR_MPS_ON;
-            } else if (value != NULL && strcmp(value, "off") == 0) {
-                opts->mps = SR_MPS_OFF;
-            } else {
-                sr_msg("--mps expects auto, on or off, got '%s'", value ? value : "");
+            static const sr_choice_t modes[] = {
+                {"auto", SR_MPS_AUTO}, {"on", SR_MPS_ON}, {"off", SR_MPS_OFF}};
+            int v = choose("--mps", value, modes, 3, "auto, on or off");
+            if (v < 0)
                 return -1;
-            }
+            opts->mps = (sr_mps_t)v;
             continue;
         }
         if (strcmp(arg, "--report-bindings") == 0) {
