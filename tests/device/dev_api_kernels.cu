@@ -9,10 +9,23 @@
 
 #include "dev_api_steps.h"
 
-__global__ void step_kernel(shmemx_dev_t d, int step, step_args_t a)
+/* One kernel per step: step_run with a constant step is that step's body
+ * alone, so ptxas compiles eleven small kernels rather than one that holds
+ * every step (7.5 MB of PTX, minutes of ptxas). */
+template <int STEP> __global__ void step_kernel(shmemx_dev_t d, step_args_t a)
 {
-    step_run(d, step, &a);
+    step_run(d, STEP, &a);
 }
+
+static const void *const step_kernels[] = {
+    (const void *)step_kernel<STEP_RMA>,     (const void *)step_kernel<STEP_TYPED>,
+    (const void *)step_kernel<STEP_AMO>,     (const void *)step_kernel<STEP_SIGNAL>,
+    (const void *)step_kernel<STEP_BARRIER>, (const void *)step_kernel<STEP_WAIT>,
+    (const void *)step_kernel<STEP_EVENT>,   (const void *)step_kernel<STEP_TIMEOUT>,
+    (const void *)step_kernel<STEP_BADPTR>,  (const void *)step_kernel<STEP_RANGE>,
+    (const void *)step_kernel<STEP_MULTI>};
+static_assert(sizeof(step_kernels) / sizeof(step_kernels[0]) == STEP_COUNT,
+              "a kernel for every step, in the order of the enum");
 
 static cudaStream_t stream;
 
@@ -28,8 +41,13 @@ extern "C" int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
         return -1;
     /* Thread-scope steps run on one thread; warp and block ones on 32 / 128. */
     const unsigned threads = a->scope == SCOPE_WARP ? 32 : a->scope == SCOPE_BLOCK ? 128 : 1;
-    step_kernel<<<1, threads, 0, stream>>>(d, step, *a);
-    cudaError_t e = cudaGetLastError();
+    if (step < 0 || step >= STEP_COUNT) {
+        fprintf(stderr, "launching step %d: no such step\n", step);
+        return -1;
+    }
+    step_args_t copy = *a;
+    void *args[] = {&d, &copy};
+    cudaError_t e = cudaLaunchKernel(step_kernels[step], dim3(1), dim3(threads), args, 0, stream);
     if (e != cudaSuccess) {
         fprintf(stderr, "launching step %d: %s\n", step, cudaGetErrorString(e));
         return -1;
@@ -41,12 +59,11 @@ extern "C" int dev_launch(shmemx_dev_t d, int step, const step_args_t *a)
  * resident on every GPU); a grid that cannot be resident is refused. */
 extern "C" int dev_collective(shmemx_dev_t d, const step_args_t *a)
 {
-    int step = STEP_BARRIER;
     step_args_t copy = *a;
-    void *args[] = {&d, &step, &copy};
+    void *args[] = {&d, &copy};
     if (!ensure_stream())
         return -1;
-    if (shmemx_dev_collective_launch((const void *)step_kernel, dim3(1), dim3(1), args, 0,
+    if (shmemx_dev_collective_launch(step_kernels[STEP_BARRIER], dim3(1), dim3(1), args, 0,
                                      stream) != 0)
         return -1;
     if (cudaStreamSynchronize(stream) != cudaSuccess)
@@ -56,8 +73,8 @@ extern "C" int dev_collective(shmemx_dev_t d, const step_args_t *a)
         cudaStreamSynchronize(stream) != cudaSuccess)
         return -1;
     /* Far more blocks than any GPU holds at once: refused on every PE, no hang. */
-    return shmemx_dev_collective_launch((const void *)step_kernel, dim3(1u << 24), dim3(1024), args,
-                                        0, stream) == -1
+    return shmemx_dev_collective_launch(step_kernels[STEP_BARRIER], dim3(1u << 24), dim3(1024),
+                                        args, 0, stream) == -1
                ? 0
                : -2;
 }
