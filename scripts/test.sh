@@ -13,9 +13,9 @@ cd "$(dirname "$0")/.."
 # Both builds compile the same test programs: ccache (scripts/setup.sh
 # installs it) lets the second reuse the first's objects. The base dir makes
 # paths relative, so build/ and build-minimal/ hash alike. nvcc too: ptxas
-# alone spends minutes on tests/device/dev_api_kernels.cu (one kernel that
-# inlines every device step), the build's longest job; a rerun, or a clone
-# on a machine that built the same sources before, takes it from the cache.
+# spends over a minute on tests/device/dev_api_kernels.cu (a kernel per
+# device step), the build's longest job; a rerun, or a clone on a machine
+# that built the same sources before, takes it from the cache.
 if command -v ccache >/dev/null && [ -z "${CMAKE_C_COMPILER_LAUNCHER:-}" ]; then
     CCACHE_BASEDIR=$(pwd)
     export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache

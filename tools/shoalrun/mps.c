@@ -59,31 +59,6 @@ static void info(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The control command in PATH, or NULL. */
-static char *find_control(void)
-{
-    const char *path = getenv("PATH");
-    if (path == NULL || path[0] == '\0')
-        return NULL;
-    char *dirs = sr_xmalloc(strlen(path) + 1);
-    strcpy(dirs, path);
-    char *found = NULL;
-    for (char *dir = dirs, *next; dir != NULL && found == NULL; dir = next) {
-        next = strchr(dir, ':');
-        if (next != NULL)
-            *next++ = '\0';
-        char *cand = sr_xmalloc(strlen(dir) + sizeof(MPS_CONTROL) + 3);
-        sprintf(cand, "%s/%s", dir[0] ? dir : ".", MPS_CONTROL);
-        struct stat st;
-        if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-            found = cand;
-        else
-            free(cand);
-    }
-    free(dirs);
-    return found;
-}
-
 /* Whether `path` is a control pipe a daemon listens on: a socket that
  * accepts a connection, or a FIFO with a reader. */
 static bool control_is_live(const char *path)
@@ -308,7 +283,7 @@ int sr_mps_start(const sr_options_t *opts, int npes, const sigset_t *child_mask)
         info("MPS: %s: an MPS daemon serves %s already; the PEs use it", how, MPS_DEFAULT_PIPE_DIR);
         return 0;
     }
-    mps.control = find_control();
+    mps.control = sr_which(MPS_CONTROL, false, NULL);
     if (mps.control == NULL) {
         if (opts->mps == SR_MPS_ON) {
             sr_msg("--mps on: %s is not in PATH, so shoalrun cannot start an MPS daemon for the "

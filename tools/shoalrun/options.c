@@ -382,49 +382,20 @@ int sr_options_parse(sr_options_t *opts, int argc, char **argv)
     return 0;
 }
 
-/* Whether `path` names a regular file; *exec_p: one we may execute. */
-static bool is_file(const char *path, bool *exec_p)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return false;
-    *exec_p = access(path, X_OK) == 0;
-    return true;
-}
-
 int sr_options_find_program(sr_options_t *opts)
 {
     const char *name = opts->argv[0];
-    const char *path = getenv("PATH");
     char *first_found = NULL; /* a file that is there but not executable */
 
     opts->program = name;
     if (strchr(name, '/') != NULL)
         return 0; /* exec tells what is wrong with it */
     if (name[0] != '\0') {
-        /* PATH's entries, then the current folder (an empty entry means it too). */
-        size_t plen = path ? strlen(path) : 0;
-        char *dirs = sr_xmalloc(plen + 3);
-        snprintf(dirs, plen + 3, "%s%s.", path ? path : "", plen ? ":" : "");
-        for (char *dir = dirs, *next; dir != NULL; dir = next) {
-            next = strchr(dir, ':');
-            if (next != NULL)
-                *next++ = '\0';
-            char *cand = sr_xmalloc(strlen(dir) + strlen(name) + 3);
-            sprintf(cand, "%s/%s", dir[0] ? dir : ".", name);
-            bool exec = false;
-            if (is_file(cand, &exec) && exec) {
-                free(first_found);
-                free(dirs);
-                opts->program = cand;
-                return 0;
-            }
-            if (is_file(cand, &exec) && first_found == NULL)
-                first_found = cand;
-            else
-                free(cand);
+        char *found = sr_which(name, true, &first_found);
+        if (found != NULL) {
+            opts->program = found;
+            return 0;
         }
-        free(dirs);
     }
     if (first_found != NULL) {
         opts->program = first_found; /* exec reports the permission */

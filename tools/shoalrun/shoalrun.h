@@ -102,6 +102,11 @@ void sr_msg_set_name(const char *name);
 /* Writes all of buf, waiting in poll() if fd is non-blocking. 0 or -1 (errno). */
 int sr_write_all(int fd, const void *buf, size_t len);
 int sr_set_nonblocking(int fd);
+/* The first executable regular file called `name` in PATH's folders, then
+ * in the current folder when then_cwd: a malloc'd path, or NULL; then
+ * *present_p (when not NULL) gets the first such file that is not
+ * executable (malloc'd), or NULL. */
+char *sr_which(const char *name, bool then_cwd, char **present_p);
 double sr_now(void);
 void *sr_xmalloc(size_t size);
 void *sr_xrealloc(void *ptr, size_t size);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -70,6 +71,49 @@ int sr_set_nonblocking(int fd)
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
         return -1;
     return 0;
+}
+
+/* Whether `path` names a regular file; *exec_p: one we may execute. */
+static bool is_file(const char *path, bool *exec_p)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    *exec_p = access(path, X_OK) == 0;
+    return true;
+}
+
+char *sr_which(const char *name, bool then_cwd, char **present_p)
+{
+    const char *path = getenv("PATH");
+    char *first_found = NULL; /* a file that is there but not executable */
+    /* PATH's entries (an empty entry means the current folder), then "." if asked. */
+    size_t plen = path ? strlen(path) : 0;
+    char *dirs = sr_xmalloc(plen + 3);
+    snprintf(dirs, plen + 3, "%s%s", path ? path : "", then_cwd ? (plen ? ":." : ".") : "");
+    for (char *dir = dirs[0] != '\0' ? dirs : NULL, *next; dir != NULL; dir = next) {
+        next = strchr(dir, ':');
+        if (next != NULL)
+            *next++ = '\0';
+        char *cand = sr_xmalloc(strlen(dir) + strlen(name) + 3);
+        sprintf(cand, "%s/%s", dir[0] ? dir : ".", name);
+        bool exec = false;
+        if (is_file(cand, &exec) && exec) {
+            free(first_found);
+            free(dirs);
+            return cand;
+        }
+        if (is_file(cand, &exec) && first_found == NULL)
+            first_found = cand;
+        else
+            free(cand);
+    }
+    free(dirs);
+    if (present_p != NULL)
+        *present_p = first_found;
+    else
+        free(first_found);
+    return NULL;
 }
 
 double sr_now(void)
