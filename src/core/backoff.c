@@ -180,6 +180,6 @@ void shoal_backoff_slow(shoal_backoff_t *b)
         struct timespec ts = {0, (long)b->sleep_ns};
         nanosleep(&ts, NULL);
     }
-    uint32_t max_ns = shoal_env.wait_sleep_us * 1000u;
-    b->sleep_ns = b->sleep_ns * 2 > max_ns ? (max_ns ? max_ns : 1000) : b->sleep_ns * 2;
+    b->sleep_ns = shoal_sleep_next(b->sleep_ns, shoal_clock_ns() - b->yield_start_ns,
+                                   shoal_env.wait_sleep_us * 1000u, !shoal_env.set.wait_sleep_us);
 }

@@ -3,9 +3,12 @@
  * step lets the progress thread and other threads have the worker), the
  * non-blocking gets kept for quiet, and quiet, pe_quiet and fence.
  */
+#include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "transport/ucx/ucx_internal.h"
+#include "util/env.h"
 
 static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
 {
@@ -24,18 +27,45 @@ static void ucx_flushed(ucx_t *u, uint64_t snap)
 
 /* Where a wait for this PE's own operations stands. */
 typedef struct {
-    unsigned steps; /* progress calls so far */
-    unsigned idle;  /* of them, in a row, that found nothing */
+    unsigned steps;    /* progress calls so far */
+    unsigned idle;     /* of them, in a row, that found nothing */
+    uint64_t idle_ns;  /* when the yielding steps began (0: not yet) */
+    uint32_t sleep_ns; /* the last sleep on the worker's events */
 } ucx_waiting_t;
+
+/* A wait that has found nothing for SHOAL_WAIT_YIELD_US sleeps on the
+ * worker's events instead (woken at once by anything arriving), in steps
+ * that grow with the wait (shoal_sleep_next), so a flush stuck on a
+ * broken link, or a get from a PE that stopped serving, costs no CPU:
+ * yielding, it kept every CPU it could get busy. Under the lock, which the
+ * sleep lets go. */
+static void ucx_wait_sleep(ucx_t *u, ucx_waiting_t *w)
+{
+    uint64_t now = shoal_clock_ns();
+    if (now - w->idle_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {
+        shoal_lock_pass(&u->lock, 1);
+        return;
+    }
+    w->sleep_ns = shoal_sleep_next(w->sleep_ns, now - w->idle_ns, shoal_env.wait_sleep_us * 1000u,
+                                   !shoal_env.set.wait_sleep_us);
+    int armed = ucp_worker_arm(u->worker) == UCS_OK;
+    ucx_unlock(u);
+    if (armed) {
+        struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
+        struct timespec ts = {0, (long)w->sleep_ns};
+        ppoll(&pfd, 1, &ts, NULL);
+    }
+    ucx_lock(u);
+}
 
 /* One step of a wait, from the calling thread, under the lock: progress
  * the worker; when that found nothing, or another thread waits for the
  * lock, let it go for a moment (the progress thread and the application's
- * other threads get their turn: shoal_lock_pass), and
- * after 64 such steps yield the CPU at each, so on a crowded host the
- * target PE gets one. The activity stamp is renewed every 32 steps (each
- * is a system call): often enough for the progress thread's 0.5 ms,
- * without a clock read per step. */
+ * other threads get their turn: shoal_lock_pass), after 64 such steps
+ * yield the CPU at each, so on a crowded host the target PE gets one, and
+ * after SHOAL_WAIT_YIELD_US sleep (ucx_wait_sleep). The activity stamp is
+ * renewed every 32 steps (each is a system call): often enough for the
+ * progress thread's 0.5 ms, without a clock read per step. */
 static void ucx_wait_step(ucx_t *u, ucx_waiting_t *w)
 {
     if ((w->steps++ & 31) == 0)
@@ -43,11 +73,19 @@ static void ucx_wait_step(ucx_t *u, ucx_waiting_t *w)
     if (ucp_worker_progress(u->worker) != 0) {
         ucx_ps_ack(u);
         w->idle = 0;
+        w->idle_ns = 0;
+        w->sleep_ns = 0;
         if (shoal_lock_waited_for(&u->lock))
             shoal_lock_pass(&u->lock, 0);
         return;
     }
-    shoal_lock_pass(&u->lock, ++w->idle > 64); /* after 64: the target may need this CPU */
+    if (++w->idle <= 64) { /* after 64: the target may need this CPU */
+        shoal_lock_pass(&u->lock, 0);
+        return;
+    }
+    if (w->idle_ns == 0)
+        w->idle_ns = shoal_clock_ns();
+    ucx_wait_sleep(u, w);
 }
 
 /* Waits for `req` (ucx_wait_step), called and returning with the lock
