@@ -4,6 +4,8 @@
 # and fails when ptxas reports a stack frame or a spill for any of them: a
 # frame means the API put something in local memory (typically a copy of
 # the by-value handle), which costs a round trip to memory on every call.
+# SHOAL_NVCC_LAUNCHER (the build's CMAKE_CUDA_COMPILER_LAUNCHER, ccache)
+# goes before nvcc: a cached compile replays ptxas's report.
 set -u
 nvcc=$1 inc=$2 work=$3
 src=$(dirname "$0")/dev_api_frame.cu
@@ -11,7 +13,7 @@ mkdir -p "$work"
 bad=0
 for arch in 80 90; do
     log=$work/ptxas_sm$arch.log
-    if ! "$nvcc" -arch=sm_$arch -O2 -Xptxas -v -I"$inc" -c "$src" -o "$work/frame_sm$arch.o" \
+    if ! ${SHOAL_NVCC_LAUNCHER:-} "$nvcc" -arch=sm_$arch -O2 -Xptxas -v -I"$inc" -c "$src" -o "$work/frame_sm$arch.o" \
         >"$log" 2>&1; then
         echo "FAIL: nvcc for sm_$arch:"
         cat "$log"

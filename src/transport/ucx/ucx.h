@@ -25,19 +25,23 @@
 shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const uint8_t *mapped,
                               shoal_transport_t **tr_p);
 
-/* The library's settings the plugin needs: its copy of the logger's choices
- * and the network timeout (the plugin reads no settings of its own: the
- * environment is parsed once). */
+/* The library's settings the plugin needs: its copy of the logger's choices,
+ * the network timeout and how waits yield and sleep (the plugin reads no
+ * settings of its own: the environment is parsed once, and the plugin's
+ * copy of the settings table stays empty). */
 typedef struct {
-    int level;            /* shoal_log_level */
-    const char *subsys;   /* SHOAL_DEBUG_SUBSYS as the library read it */
-    const char *file;     /* SHOAL_LOG_FILE as the library read it */
-    unsigned net_timeout; /* SHOAL_NET_TIMEOUT, seconds; 0: UCX's and the system's defaults */
+    int level;              /* shoal_log_level */
+    const char *subsys;     /* SHOAL_DEBUG_SUBSYS as the library read it */
+    const char *file;       /* SHOAL_LOG_FILE as the library read it */
+    unsigned net_timeout;   /* SHOAL_NET_TIMEOUT, seconds; 0: UCX's and the system's defaults */
+    unsigned wait_yield_us; /* SHOAL_WAIT_YIELD_US */
+    unsigned wait_sleep_us; /* SHOAL_WAIT_SLEEP_US */
+    int wait_sleep_grow;    /* SHOAL_WAIT_SLEEP_US unset: long waits sleep longer */
 } shoal_ucx_plugin_settings_t;
 
 /* The plugin's one exported entry point. */
 #define SHOAL_UCX_PLUGIN_FILE "libshoal_ucx.so"
-#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v6"
+#define SHOAL_UCX_PLUGIN_ENTRY "shoal_ucx_plugin_init_v7"
 typedef shoal_status_t (*shoal_ucx_plugin_init_fn)(const shoal_ucx_plugin_settings_t *set,
                                                    shoal_bootstrap_t *bs, unsigned generation,
                                                    const uint8_t *mapped, shoal_transport_t **tr_p);

@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "transport/ucx/ucx_internal.h"
-#include "util/env.h"
 
 static int ucx_all_flushed(ucx_t *u, uint64_t *snap)
 {
@@ -42,12 +41,13 @@ typedef struct {
 static void ucx_wait_sleep(ucx_t *u, ucx_waiting_t *w)
 {
     uint64_t now = shoal_clock_ns();
-    if (now - w->idle_ns < (uint64_t)shoal_env.wait_yield_us * 1000u) {
+    if (now - w->idle_ns < u->wait_yield_ns) {
         shoal_lock_pass(&u->lock, 1);
         return;
     }
-    w->sleep_ns = shoal_sleep_next(w->sleep_ns, now - w->idle_ns, shoal_env.wait_sleep_us * 1000u,
-                                   !shoal_env.set.wait_sleep_us);
+    w->sleep_ns =
+        shoal_sleep_next(w->sleep_ns, now - w->idle_ns, u->wait_sleep_ns, u->wait_sleep_grow);
+    ucx_app_active_for(u, w->sleep_ns);
     int armed = ucp_worker_arm(u->worker) == UCS_OK;
     ucx_unlock(u);
     if (armed) {

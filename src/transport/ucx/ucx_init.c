@@ -151,7 +151,7 @@ static shoal_status_t ucx_open(ucx_t *u, unsigned net_timeout)
 }
 
 __attribute__((visibility("default"))) shoal_status_t
-shoal_ucx_plugin_init_v6(const shoal_ucx_plugin_settings_t *set, shoal_bootstrap_t *bs,
+shoal_ucx_plugin_init_v7(const shoal_ucx_plugin_settings_t *set, shoal_bootstrap_t *bs,
                          unsigned generation, const uint8_t *mapped, shoal_transport_t **tr_p)
 {
     shoal_status_t status;
@@ -172,6 +172,9 @@ shoal_ucx_plugin_init_v6(const shoal_ucx_plugin_settings_t *set, shoal_bootstrap
         return SHOAL_ERR_SYSTEM;
     }
     u->generation = generation;
+    u->wait_yield_ns = (uint64_t)set->wait_yield_us * 1000u;
+    u->wait_sleep_ns = set->wait_sleep_us * 1000u;
+    u->wait_sleep_grow = set->wait_sleep_grow;
     u->peers = calloc((size_t)bs->npes, sizeof(*u->peers));
     if (u->peers == NULL) {
         status = SHOAL_ERR_NOMEM;

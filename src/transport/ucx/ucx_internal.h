@@ -125,13 +125,17 @@ typedef struct ucx {
     unsigned registrations; /* collective mem_register calls so far */
     pthread_t progress_thread;
     int progress_running;
-    volatile int stop; /* tells the progress thread to return */
-    int failed;        /* some endpoint failed: nothing may complete as if well */
-    uint64_t app_ns;   /* when an application thread last progressed the worker */
-    int polling;       /* the progress thread sleeps on the worker's events (ucx_app_active) */
-    uint64_t issued;   /* operations issued that complete only by a flush */
-    uint64_t flushed;  /* the first `flushed` of them are known complete */
-    uint64_t discard;  /* where the replies of non-fetching SETs (swaps) go */
+    volatile int stop;      /* tells the progress thread to return */
+    int failed;             /* some endpoint failed: nothing may complete as if well */
+    uint64_t wait_yield_ns; /* a wait's yielding part (SHOAL_WAIT_YIELD_US) */
+    uint32_t wait_sleep_ns; /* its sleep step's cap (SHOAL_WAIT_SLEEP_US) */
+    int wait_sleep_grow;    /* the cap grows with the wait (shoal_sleep_next) */
+    uint64_t app_ns;        /* when an application thread last progressed the worker (or will
+                             * wake from its sleep on the events: ucx_app_active_for) */
+    int polling;            /* the progress thread sleeps on the worker's events (ucx_app_active) */
+    uint64_t issued;        /* operations issued that complete only by a flush */
+    uint64_t flushed;       /* the first `flushed` of them are known complete */
+    uint64_t discard;       /* where the replies of non-fetching SETs (swaps) go */
     /* Non-blocking gets in flight (ucx_gets_*): their own requests say when
      * their data is here, so quiet waits for them rather than flushing. */
     ucx_get_req_t *gets; /* [ngets] of [gets_cap], under the lock */
@@ -207,12 +211,21 @@ void ucx_wake(ucx_t *u);
  * in 9 of 70 rdma_demo runs after the 1 MiB rows; 0 of 70 with the wake).
  * So the first application thread that finds it there wakes it, once, and
  * it stands back. */
-static inline void ucx_app_active(ucx_t *u)
+/* `ns` > 0: the thread is about to sleep on the worker's events in a wait
+ * (ucx_sleep, ucx_wait_step) for up to that long. It takes them itself, so
+ * the progress thread stays back until then rather than take turns with it
+ * on the events (each would sleep out wake-ups the other took). */
+static inline void ucx_app_active_for(ucx_t *u, uint64_t ns)
 {
-    __atomic_store_n(&u->app_ns, shoal_clock_ns(), __ATOMIC_RELAXED);
+    __atomic_store_n(&u->app_ns, shoal_clock_ns() + ns, __ATOMIC_RELAXED);
     if (__builtin_expect(__atomic_load_n(&u->polling, __ATOMIC_RELAXED), 0) &&
         __atomic_exchange_n(&u->polling, 0, __ATOMIC_ACQ_REL))
         ucx_wake(u);
+}
+
+static inline void ucx_app_active(ucx_t *u)
+{
+    ucx_app_active_for(u, 0);
 }
 
 /* Progresses the worker until it finds nothing more to do, or another

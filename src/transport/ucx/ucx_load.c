@@ -55,7 +55,12 @@ shoal_status_t shoal_ucx_init(shoal_bootstrap_t *bs, unsigned generation, const 
     }
     /* The plugin stays loaded: its progress thread and memory hooks must not
      * disappear under a later shmem_init. */
-    shoal_ucx_plugin_settings_t set = {shoal_log_level, shoal_env.debug_subsys, shoal_env.log_file,
-                                       shoal_env.net_timeout};
+    shoal_ucx_plugin_settings_t set = {shoal_log_level,
+                                       shoal_env.debug_subsys,
+                                       shoal_env.log_file,
+                                       shoal_env.net_timeout,
+                                       shoal_env.wait_yield_us,
+                                       shoal_env.wait_sleep_us,
+                                       !shoal_env.set.wait_sleep_us};
     return init(&set, bs, generation, mapped, tr_p);
 }

@@ -59,7 +59,7 @@ unsigned ucx_progress(shoal_transport_t *tr)
 unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
 {
     ucx_t *u = tr->priv;
-    ucx_app_active(u);
+    ucx_app_active_for(u, ns);
     ucx_lock(u);
     unsigned total = ucx_drain(u);
     int armed = total == 0 && ucp_worker_arm(u->worker) == UCS_OK;
@@ -123,8 +123,8 @@ void *ucx_progress_main(void *arg)
     uint64_t back_ns = UCX_APP_ACTIVE_NS;
     while (!u->stop) {
         /* Stand back while application threads progress the worker. */
-        uint64_t since = shoal_clock_ns() - __atomic_load_n(&u->app_ns, __ATOMIC_RELAXED);
-        if (since < UCX_APP_ACTIVE_NS) {
+        int64_t since = (int64_t)(shoal_clock_ns() - __atomic_load_n(&u->app_ns, __ATOMIC_RELAXED));
+        if (since < (int64_t)UCX_APP_ACTIVE_NS) {
             ucx_stand_back(u, back_ns);
             back_ns = back_ns * 2 < UCX_STAND_BACK_MAX_NS ? back_ns * 2 : UCX_STAND_BACK_MAX_NS;
             continue;
