@@ -57,6 +57,10 @@ took_under() { awk -v a="$1" -v b="$2" -v k="${SHOAL_TEST_TIME_SCALE:-1}" 'BEGIN
 start() {
     local name=$1 rank=$2 npes=$3
     shift 3
+    # Emptied here, not only by the background job's redirection: a reader
+    # polling the file must not find an earlier round's lines (key-env).
+    : >"$TMP/$name.out"
+    : >"$TMP/$name.err"
     # shellcheck disable=SC2086  # EXTRA_ENV is a list of VAR=value words
     env SHOAL_RANK="$rank" SHOAL_NPES="$npes" SHOAL_STORE="$STORE" \
         ${KEY:+SHOAL_JOB_KEY=$KEY} ${EXTRA_ENV:-} \
@@ -70,6 +74,8 @@ start() {
 start_uid() {
     local name=$1 rank=$2 npes=$3
     shift 3
+    : >"$TMP/$name.out" # as in start
+    : >"$TMP/$name.err"
     # shellcheck disable=SC2086  # EXTRA_ENV is a list of VAR=value words
     env STORE_TEST_RANK="$rank" STORE_TEST_NPES="$npes" STORE_TEST_UID_FILE="$TMP/uid" \
         SHOAL_STORE=127.0.0.1:0 ${EXTRA_ENV:-} timeout 60 "$@" \
