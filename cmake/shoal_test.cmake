@@ -58,9 +58,10 @@ endfunction()
 
 # shoal_waits(TEST...): tests that spend their time waiting (measured: CPU
 # time a third of their wall time or less, on a machine running other tests
-# beside them) take no CPU slot and get the label `waits`. Not those whose
-# verdict is a deadline a busier machine could miss (netns_partition.*,
-# netns_job.timeout-reports).
+# beside them) take no CPU slot and get the label `waits`. A wait that
+# lasts sleeps (core/backoff.c, ucx_wait_step), so even those with a
+# deadline (netns_partition.*, netns_job.*) qualify: their PEs use little
+# CPU while the timeout runs.
 function(shoal_waits)
   foreach(t IN LISTS ARGN)
     if(NOT TEST ${t})
