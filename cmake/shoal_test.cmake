@@ -53,6 +53,13 @@ function(add_test)
   cmake_language(EVAL CODE "_add_test(${args})")
   if(ARGV0 STREQUAL "NAME")
     set_property(TEST ${ARGV1} PROPERTY RESOURCE_GROUPS cpus:1)
+    # The long ones start first: a fresh build has no ctest cost data, so
+    # ctest would run the tests in the order they were added, and those
+    # across hosts, of installs and of Python (most added last) would end
+    # alone with a core idle. shoal_waits raises the cost further.
+    if(CMAKE_CURRENT_SOURCE_DIR MATCHES "/tests/(netns|install|python|multihost)$")
+      set_property(TEST ${ARGV1} PROPERTY COST 10)
+    endif()
   endif()
 endfunction()
 
@@ -69,6 +76,7 @@ function(shoal_waits)
     endif()
     set_property(TEST ${t} PROPERTY RESOURCE_GROUPS)
     set_property(TEST ${t} APPEND PROPERTY LABELS waits)
+    set_property(TEST ${t} PROPERTY COST 20) # seconds long, beside the rest: first
   endforeach()
 endfunction()
 
@@ -80,3 +88,4 @@ function(shoal_cpus t n)
   endif()
   set_property(TEST ${t} PROPERTY RESOURCE_GROUPS cpus:${n})
 endfunction()
+

@@ -31,6 +31,12 @@ else
     libdir=$build
 fi
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
+# The extension's compiler through the build's launcher (ccache under
+# scripts/test.sh), paths relative to the temporary folder so that a rerun
+# hits the cache.
+if [ -n "${SHOAL_CC_LAUNCHER:-}" ]; then
+    export CC="$SHOAL_CC_LAUNCHER ${CC:-cc}" CCACHE_BASEDIR=$tmp CCACHE_NOHASHDIR=1
+fi
 
 if ! "$python" -m venv --system-site-packages "$tmp/venv" >"$tmp/venv.log" 2>&1; then
     cat "$tmp/venv.log"
