@@ -210,8 +210,8 @@ void ucx_wake(ucx_t *u);
  * of 8 for as long as the application kept taking the events, milliseconds,
  * in 9 of 70 rdma_demo runs after the 1 MiB rows; 0 of 70 with the wake).
  * So the first application thread that finds it there wakes it, once, and
- * it stands back. */
-/* `ns` > 0: the thread is about to sleep on the worker's events in a wait
+ * it stands back.
+ * `ns` > 0: the thread is about to sleep on the worker's events in a wait
  * (ucx_sleep, ucx_wait_step) for up to that long. It takes them itself, so
  * the progress thread stays back until then rather than take turns with it
  * on the events (each would sleep out wake-ups the other took). */
