@@ -34,9 +34,12 @@ static inline double shoal_clock_ms(void)
 static inline uint32_t shoal_sleep_next(uint32_t step_ns, uint64_t waited_ns, uint32_t cap_ns,
                                         int grow)
 {
-    if (grow && waited_ns / 64 > cap_ns)
-        cap_ns = waited_ns / 64 < SHOAL_SLEEP_CAP_MAX_NS ? (uint32_t)(waited_ns / 64)
-                                                         : SHOAL_SLEEP_CAP_MAX_NS;
+    if (grow) {
+        uint64_t share =
+            waited_ns / 64 < SHOAL_SLEEP_CAP_MAX_NS ? waited_ns / 64 : SHOAL_SLEEP_CAP_MAX_NS;
+        if (share > cap_ns)
+            cap_ns = (uint32_t)share;
+    }
     if (step_ns == 0)
         return 1000u < cap_ns || cap_ns == 0 ? 1000u : cap_ns;
     return step_ns * 2 > cap_ns ? (cap_ns ? cap_ns : 1000u) : step_ns * 2;

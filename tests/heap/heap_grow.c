@@ -198,6 +198,7 @@ static void loop(void)
             CHECK_VAL("realloc kept", it, p[bytes - 1], (char)it);
             memset(p + bytes, it, initial);
         }
+        shmem_barrier_all(); /* every PE wrote its own block before the neighbour's put lands */
         shmem_char_p(p, (char)(me + 1), (me + 1) % npes);
         shmem_barrier_all();
         CHECK_VAL("p", it, p[0], (char)((me + npes - 1) % npes + 1));
