@@ -33,14 +33,17 @@ endfunction()
 # CPU slots. Most tests keep the cores busy; a few mostly wait (a timeout
 # that is the point of the test, a sleep, a network timeout). scripts/test.sh
 # runs ctest with more jobs than cores and a resource spec
-# (build/tests/cpu_slots.json: one `cpus` resource with a slot per core), and
-# every test takes a slot unless shoal_waits() names it: so as many
-# busy tests run at once as with `ctest -j <cores>`, and the waiting ones run
-# beside them instead of holding a core idle. Plain `ctest -j N` (no spec
-# file) ignores the slots and runs as before.
+# (build/tests/cpu_slots.json: a `cpus` resource with a slot per core, and a
+# `waits` resource with two per core): every test takes a CPU slot unless
+# shoal_waits() names it, and then it takes a waits slot. So as many busy
+# tests run at once as with `ctest -j <cores>`, up to twice as many waiting
+# ones run beside them instead of holding a core idle, and neither kind can
+# crowd out the other whatever order ctest starts them in. Plain `ctest -j N`
+# (no spec file) ignores the slots and runs as before.
 cmake_host_system_information(RESULT SHOAL_CPU_SLOTS QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR SHOAL_WAIT_SLOTS "2 * ${SHOAL_CPU_SLOTS}")
 file(WRITE ${PROJECT_BINARY_DIR}/tests/cpu_slots.json
-  "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"cpus\": [{\"id\": \"0\", \"slots\": ${SHOAL_CPU_SLOTS}}]}]}\n")
+  "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"cpus\": [{\"id\": \"0\", \"slots\": ${SHOAL_CPU_SLOTS}}], \"waits\": [{\"id\": \"0\", \"slots\": ${SHOAL_WAIT_SLOTS}}]}]}\n")
 
 # add_test as CMake's, plus the test's CPU slot. The arguments are passed on
 # one by one in brackets, so one holding a semicolon (sh -c "a; b") stays one.
@@ -65,7 +68,7 @@ endfunction()
 
 # shoal_waits(TEST...): tests that spend their time waiting (measured: CPU
 # time a third of their wall time or less, on a machine running other tests
-# beside them) take no CPU slot and get the label `waits`. A wait that
+# beside them) take a waits slot, not a CPU slot, and get the label `waits`. A wait that
 # lasts sleeps (core/backoff.c, ucx_wait_step), so even those with a
 # deadline (netns_partition.*, netns_job.*) qualify: their PEs use little
 # CPU while the timeout runs.
@@ -74,7 +77,7 @@ function(shoal_waits)
     if(NOT TEST ${t})
       message(FATAL_ERROR "shoal_waits: no test named ${t} in ${CMAKE_CURRENT_SOURCE_DIR}")
     endif()
-    set_property(TEST ${t} PROPERTY RESOURCE_GROUPS)
+    set_property(TEST ${t} PROPERTY RESOURCE_GROUPS waits:1)
     set_property(TEST ${t} APPEND PROPERTY LABELS waits)
     set_property(TEST ${t} PROPERTY COST 20) # seconds long, beside the rest: first
   endforeach()
