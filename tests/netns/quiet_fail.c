@@ -5,11 +5,11 @@
  * Run on two hosts (rank r on host r % 2). PE 1 cuts every TCP connection
  * it has except the config store's (shutdown(2) on its UCX sockets), so
  * PE 1 stays alive and in the job as far as the store knows, while its
- * network endpoint is gone. PE 0 starts 256 MiB of puts to PE 1 at once
+ * network endpoint is gone. PE 0 starts 1 GiB of puts to PE 1 at once
  * (1 MiB at a time into one buffer), then drops a marker file (the hosts
  * share a filesystem; the name comes from the job key) and calls
  * shmem_quiet; PE 1 cuts as soon as it sees the marker, so nearly all of the
- * 256 MiB (some 200 ms at this path's 1.3 GB/s) is still crossing and the
+ * 1 GiB (some 800 ms at this path's 1.3 GB/s) is still crossing and the
  * flush must fail. The cut follows PE 0's progress, not a clock, so a loaded
  * machine can neither let every put land first nor cut while PE 0 is still
  * issuing (that would be a put's error, not quiet's).
@@ -118,7 +118,10 @@ int main(void)
         return 0;
     }
     if (me == 0) {
-        for (int i = 0; i < 256; i++)
+        /* 1 GiB, not 256 MiB: with PEs that sleep in their waits the transfer
+         * ran faster, and once (CI, 2 x 2, loaded) all of 256 MiB landed
+         * before PE 1 saw the marker. */
+        for (int i = 0; i < 1024; i++)
             shmem_putmem_nbi(buf, src, len, 1);
         FILE *f = fopen(marker, "w");
         if (f != NULL)
