@@ -177,7 +177,8 @@ void shoal_backoff_slow(shoal_backoff_t *b)
             return;
         }
     } else {
-        struct timespec ts = {0, (long)b->sleep_ns};
+        struct timespec ts = {(time_t)(b->sleep_ns / 1000000000u),
+                              (long)(b->sleep_ns % 1000000000u)};
         nanosleep(&ts, NULL);
     }
     b->sleep_ns = shoal_sleep_next(b->sleep_ns, shoal_clock_ns() - b->yield_start_ns,

@@ -3,9 +3,7 @@
  * step lets the progress thread and other threads have the worker), the
  * non-blocking gets kept for quiet, and quiet, pe_quiet and fence.
  */
-#include <poll.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "transport/ucx/ucx_internal.h"
 
@@ -37,7 +35,7 @@ typedef struct {
  * that grow with the wait (shoal_sleep_next), so a flush stuck on a
  * broken link, or a get from a PE that stopped serving, costs no CPU:
  * yielding, it kept every CPU it could get busy. Under the lock, which the
- * sleep lets go. */
+ * sleep lets go (ucx_doze). */
 static void ucx_wait_sleep(ucx_t *u, ucx_waiting_t *w)
 {
     uint64_t now = shoal_clock_ns();
@@ -48,14 +46,7 @@ static void ucx_wait_sleep(ucx_t *u, ucx_waiting_t *w)
     w->sleep_ns =
         shoal_sleep_next(w->sleep_ns, now - w->idle_ns, u->wait_sleep_ns, u->wait_sleep_grow);
     ucx_app_active_for(u, w->sleep_ns);
-    int armed = ucp_worker_arm(u->worker) == UCS_OK;
-    ucx_unlock(u);
-    if (armed) {
-        struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
-        struct timespec ts = {0, (long)w->sleep_ns};
-        ppoll(&pfd, 1, &ts, NULL);
-    }
-    ucx_lock(u);
+    ucx_doze(u, w->sleep_ns);
 }
 
 /* One step of a wait, from the calling thread, under the lock: progress

@@ -239,6 +239,11 @@ void *ucx_progress_main(void *arg);
 void ucx_progress_stop(ucx_t *u);
 unsigned ucx_progress(shoal_transport_t *tr);
 unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns);
+/* Under the lock: arms the worker's event fd, lets the lock go, sleeps on
+ * the fd up to `ns` (woken by anything that arrives) and takes the lock
+ * again; returns 1 after the sleep, 0 at once when events are waiting. The
+ * caller keeps the progress thread back for the sleep (ucx_app_active_for). */
+int ucx_doze(ucx_t *u, uint64_t ns);
 void ucx_idle(shoal_transport_t *tr);
 
 /* ---- completion (ucx_complete.c) ----------------------------------------------- */

@@ -54,6 +54,19 @@ unsigned ucx_progress(shoal_transport_t *tr)
     return total;
 }
 
+int ucx_doze(ucx_t *u, uint64_t ns)
+{
+    if (ucp_worker_arm(u->worker) != UCS_OK)
+        return 0; /* events arrived or are waiting */
+    ucx_unlock(u);
+    struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                          .tv_nsec = (long)(ns % 1000000000u)};
+    ppoll(&pfd, 1, &ts, NULL);
+    ucx_lock(u);
+    return 1;
+}
+
 /* Sleeps up to `ns` or until something arrives for the worker; for wait
  * loops, which then poll again. */
 unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
@@ -62,15 +75,9 @@ unsigned ucx_sleep(shoal_transport_t *tr, uint64_t ns)
     ucx_app_active_for(u, ns);
     ucx_lock(u);
     unsigned total = ucx_drain(u);
-    int armed = total == 0 && ucp_worker_arm(u->worker) == UCS_OK;
+    int slept = total == 0 && ucx_doze(u, ns);
     ucx_unlock(u);
-    if (!armed)
-        return total; /* events arrived or are waiting */
-    struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
-    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
-                          .tv_nsec = (long)(ns % 1000000000u)};
-    ppoll(&pfd, 1, &ts, NULL);
-    return ucx_progress(tr);
+    return slept ? ucx_progress(tr) : total;
 }
 
 /* Takes the wake-ups posted so far (the eventfd is non-blocking: none, none
